@@ -1,0 +1,114 @@
+#ifndef MIXT_DTYPE_STORAGE_HPP
+#define MIXT_DTYPE_STORAGE_HPP
+
+// Tags <-> C++ types. A concrete tag maps to the type that stores it (`f16` <-> `Eigen::half`); a C++
+// literal type maps to the weak tag of its kind (`int` -> `i*`, `double` -> `f*`). The sub-byte and small
+// float nodes have no storage type yet, so `storage_t` of them is ill-formed (SFINAE-friendly).
+
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "mixt/dtype/dtype.hpp"
+
+namespace mixt {
+
+namespace detail {
+template <class Tag>
+struct storage_impl {};
+template <class T>
+struct tag_of_impl {};
+
+#define MIXT_DETAIL_STORAGE(D, T)                                                                              \
+    template <>                                                                                                \
+    struct storage_impl<dtype_tag<dtype::D>> {                                                                 \
+        using type = T;                                                                                        \
+    };                                                                                                         \
+    template <>                                                                                                \
+    struct tag_of_impl<T> {                                                                                    \
+        using type = dtype_tag<dtype::D>;                                                                      \
+    };
+MIXT_DETAIL_STORAGE(bool_, bool)
+MIXT_DETAIL_STORAGE(uint8, std::uint8_t)
+MIXT_DETAIL_STORAGE(uint16, std::uint16_t)
+MIXT_DETAIL_STORAGE(uint32, std::uint32_t)
+MIXT_DETAIL_STORAGE(uint64, std::uint64_t)
+MIXT_DETAIL_STORAGE(int8, std::int8_t)
+MIXT_DETAIL_STORAGE(int16, std::int16_t)
+MIXT_DETAIL_STORAGE(int32, std::int32_t)
+MIXT_DETAIL_STORAGE(int64, std::int64_t)
+MIXT_DETAIL_STORAGE(bfloat16, Eigen::bfloat16)
+MIXT_DETAIL_STORAGE(float16, Eigen::half)
+MIXT_DETAIL_STORAGE(float32, float)
+MIXT_DETAIL_STORAGE(float64, double)
+MIXT_DETAIL_STORAGE(complex64, std::complex<float>)
+MIXT_DETAIL_STORAGE(complex128, std::complex<double>)
+#undef MIXT_DETAIL_STORAGE
+
+// The fixed-width aliases name only one type per width; `char`, `long long` and friends are the same dtype
+// as the fixed-width type of their signedness and size.
+template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8)
+struct tag_of_impl<T>
+    : tag_of_impl<std::conditional_t<
+          std::is_signed_v<T>,
+          std::conditional_t<sizeof(T) == 1, std::int8_t,
+                             std::conditional_t<sizeof(T) == 2, std::int16_t,
+                                                std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>>>,
+          std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                             std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>>> {};
+
+template <class T>
+struct weak_tag_impl {};
+template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+struct weak_tag_impl<T> {
+    using type = dtypes::weak_int;
+};
+template <std::floating_point T>
+struct weak_tag_impl<T> {
+    using type = dtypes::weak_float;
+};
+template <std::floating_point T>
+struct weak_tag_impl<std::complex<T>> {
+    using type = dtypes::weak_complex;
+};
+template <>
+struct weak_tag_impl<bool> {
+    using type = dtypes::bool_;
+};
+} // namespace detail
+
+/// The C++ type that stores a concrete tag: `storage_t<dtypes::f16>` is `Eigen::half`.
+template <class Tag>
+using storage_t = typename detail::storage_impl<Tag>::type;
+
+/// The tag of a C++ storage type: `tag_of_t<std::int8_t>` is `dtypes::i8`; `tag_of_t<long long>` is `dtypes::i64`.
+template <class T>
+using tag_of_t = typename detail::tag_of_impl<std::remove_cv_t<T>>::type;
+
+/// The dtype a C++ literal of type `T` has in an expression: ints are `i*`, floating types `f*`,
+/// `std::complex` is `c*`; `bool` is never weak.
+template <class T>
+using literal_tag_t = typename detail::weak_tag_impl<std::remove_cv_t<T>>::type;
+
+template <class Tag, class = void>
+inline constexpr bool has_storage_v = false;
+template <class Tag>
+inline constexpr bool has_storage_v<Tag, std::void_t<storage_t<Tag>>> = true;
+
+template <class T, class = void>
+inline constexpr bool is_storage_type_v = false;
+template <class T>
+inline constexpr bool is_storage_type_v<T, std::void_t<tag_of_t<T>>> = true;
+
+/// The runtime dtype of a storage type: `dtype_of_v<Eigen::bfloat16> == dtype::bfloat16`.
+template <class T>
+inline constexpr dtype dtype_of_v = tag_of_t<T>::value;
+
+} // namespace mixt
+
+#endif // MIXT_DTYPE_STORAGE_HPP

@@ -1,0 +1,120 @@
+#ifndef MIXT_LATTICE_POLICY_HPP
+#define MIXT_LATTICE_POLICY_HPP
+
+// What a promotion policy is, and the built-in ones.
+//
+// A policy is a class with three static members:
+//   - `name`: a `std::string_view` used in tables and error messages;
+//   - `edges`: a Boost.Hana map from each node to the nodes directly above it ("may be promoted implicitly
+//     to"), written with `mixt::up<From, To...>`; a node with nothing above it is written `up<Node>`. The
+//     nodes of the policy are exactly the nodes named in this map, so a policy may use nodes of its own
+//     (any class type; give it a `static constexpr std::string_view name` for the tables);
+//   - `weak_types`: a Hana map from each weak node to the concrete node it is stored as when a result must
+//     be materialized, written with `mixt::weak_as<Weak, Concrete>`.
+// This is the only place promotion is written down: joins, traits, tables and pictures are derived from it
+// (lattice/lattice.hpp). Example, a policy of two nodes where `i8` widens to `i16` and nothing else exists:
+//
+//     struct tiny {
+//         static constexpr std::string_view name = "tiny";
+//         static constexpr auto edges = boost::hana::make_map(mixt::up<mixt::dtypes::i8, mixt::dtypes::i16>,
+//                                                             mixt::up<mixt::dtypes::i16>);
+//         static constexpr auto weak_types = boost::hana::make_map();
+//     };
+//     static_assert(std::is_same_v<mixt::promote_t<std::int8_t, std::int16_t, tiny>, std::int16_t>);
+
+#include <string_view>
+#include <type_traits>
+
+#include <boost/hana/erase_key.hpp>
+#include <boost/hana/insert.hpp>
+#include <boost/hana/map.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include "mixt/dtype/dtype.hpp"
+
+namespace mixt {
+
+/// One entry of a policy's `edges`: `From` may be promoted implicitly to each of `To...`.
+template <class From, class... To>
+inline constexpr auto up = boost::hana::make_pair(boost::hana::type_c<From>, boost::hana::tuple_t<To...>);
+
+/// One entry of a policy's `weak_types`: a weak result of node `Weak` is stored as node `Concrete`.
+template <class Weak, class Concrete>
+inline constexpr auto weak_as = boost::hana::make_pair(boost::hana::type_c<Weak>, boost::hana::type_c<Concrete>);
+
+template <class T, class = void>
+inline constexpr bool is_policy_v = false;
+template <class T>
+inline constexpr bool is_policy_v<T, std::void_t<decltype(T::edges), decltype(T::weak_types), decltype(T::name)>> =
+    true;
+
+namespace policy {
+using namespace mixt::dtypes;
+
+/// JAX's standard lattice with 64-bit types enabled (`jax_numpy_dtype_promotion=standard`, `jax_enable_x64`).
+/// The default policy.
+struct jax {
+    static constexpr std::string_view name = "jax";
+    static constexpr auto edges = boost::hana::make_map(
+        up<bool_, weak_int>,
+        up<weak_int, u8, i8, uint2, uint4, int2, int4>,
+        up<u8, u16, i16>, up<u16, u32, i32>, up<u32, u64, i64>, up<u64, weak_float>,
+        up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64, weak_float>,
+        up<weak_float, bf16, f16, weak_complex, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4,
+           float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+           float8_e5m2fnuz>,
+        up<bf16, f32>, up<f16, f32>, up<f32, f64, c64>, up<f64, c128>,
+        up<weak_complex, c64>, up<c64, c128>);
+    static constexpr auto weak_types =
+        boost::hana::make_map(weak_as<weak_int, i64>, weak_as<weak_float, f64>, weak_as<weak_complex, c128>);
+};
+
+/// JAX with 64-bit types disabled: `u32` widens to `i32` rather than `i64`, so promotion never creates a
+/// 64-bit type from narrower inputs, and weak results are stored in 32 bits.
+struct jax_x32 {
+    static constexpr std::string_view name = "jax_x32";
+    static constexpr auto edges =
+        boost::hana::insert(boost::hana::erase_key(jax::edges, boost::hana::type_c<u32>), up<u32, u64, i32>);
+    static constexpr auto weak_types =
+        boost::hana::make_map(weak_as<weak_int, i32>, weak_as<weak_float, f32>, weak_as<weak_complex, c64>);
+};
+
+/// JAX's strict mode: only a literal and an array of its kind (or wider kind) mix; every strong dtype stands
+/// alone, so `i8 + i16` needs an explicit cast.
+struct jax_strict {
+    static constexpr std::string_view name = "jax_strict";
+    static constexpr auto edges = boost::hana::make_map(
+        up<bool_>,
+        up<weak_int, weak_float, u8, u16, u32, u64, i8, i16, i32, i64, uint2, uint4, int2, int4>,
+        up<weak_float, weak_complex, bf16, f16, f32, f64, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn,
+           float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+           float8_e5m2, float8_e5m2fnuz>,
+        up<weak_complex, c64, c128>);
+    static constexpr auto weak_types = jax::weak_types;
+};
+
+/// The Python Array API standard: bool, integers and floats do not mix; `u64` with a signed integer is
+/// undefined; an int literal joins any int or real-float array, a float literal any floating array.
+/// The standard says nothing of bf16/f16, so they are not nodes of this policy.
+struct array_api {
+    static constexpr std::string_view name = "array_api";
+    static constexpr auto edges = boost::hana::make_map(
+        up<bool_>,
+        up<weak_int, u8, i8, weak_float>,
+        up<u8, u16, i16>, up<u16, u32, i32>, up<u32, u64, i64>, up<u64>,
+        up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64>,
+        up<weak_float, f32, weak_complex>,
+        up<f32, f64, c64>, up<f64, c128>,
+        up<weak_complex, c64>, up<c64, c128>);
+    static constexpr auto weak_types = jax::weak_types;
+};
+
+} // namespace policy
+
+using default_policy = policy::jax;
+
+} // namespace mixt
+
+#endif // MIXT_LATTICE_POLICY_HPP
