@@ -1,17 +1,13 @@
 #ifndef MIXT_LATTICE_LATTICE_HPP
 #define MIXT_LATTICE_LATTICE_HPP
 
-// Everything derived from a policy's edges, once per policy, with constexpr functions over node indices.
+// Everything derived from a policy's edges, once per policy, as constexpr data indexed by node row.
 //
-// The rule, as in JAX's design note:
-//   1. Each node's upper-bound set is the node itself plus every node reachable along edges.
-//   2. The join (least upper bound) of two nodes is the member of the intersection of their upper-bound sets
-//      that lies below every other member of that intersection.
-//   3. An empty intersection means "no implicit promotion"; a non-empty one without such a member means the
-//      graph is not a lattice, and so does a cycle. Both are compile errors naming the offending pair.
-//   4. The join of more than two nodes folds the pairwise join (exact in a lattice).
-// Hana only carries the data: the edges are turned into an Mp11 node list and bit masks once, so the cost of
-// the whole join table is a few thousand constexpr steps, not a Hana computation per pair.
+// The edges are turned into an Mp11 node list and a `graph::bit_graph` once; the closure, the join table and
+// the lattice check are the plain constexpr algorithms of lattice/graph.hpp (the rule is spelled out there),
+// which the mixt-lattice tool also runs on graphs read at run time. Hana only carries the data, so the cost
+// of the whole join table is a few thousand constexpr steps, not a Hana computation per pair.
+// Joins of more than two nodes fold the pairwise join (exact in a lattice).
 
 #include <array>
 #include <cstddef>
@@ -24,6 +20,7 @@
 #include <boost/mp11/list.hpp>
 
 #include "mixt/dtype/dtype.hpp"
+#include "mixt/lattice/graph.hpp"
 #include "mixt/lattice/policy.hpp"
 
 namespace mixt {
@@ -50,12 +47,9 @@ inline constexpr bool has_name_member_v = false;
 template <class T>
 inline constexpr bool has_name_member_v<T, std::void_t<decltype(std::string_view(T::name))>> = true;
 
-// Reasons a policy's graph is rejected, and the pair that shows it.
-enum class lattice_fault : unsigned char { none, cycle, no_unique_join, too_many_nodes };
-struct lattice_verdict {
-    lattice_fault fault = lattice_fault::none;
-    std::size_t a = 0, b = 0;
-};
+// Reasons a policy's graph is rejected, and the pair that shows it (the names predate graph.hpp).
+using lattice_fault = graph::fault;
+using lattice_verdict = graph::verdict;
 } // namespace detail
 
 /// The display name of a node: the short code for built-in dtypes, `T::name` for a user's own node.
@@ -79,9 +73,9 @@ struct lattice {
     /// Every node named in the edges, in order of first mention.
     using nodes = detail::mp::mp_unique<detail::mp::mp_flatten<edges>>;
     static constexpr std::size_t size = detail::mp::mp_size<nodes>::value;
-    using mask = std::uint64_t;
-    static constexpr int no_join = -1;
-    static constexpr int ambiguous = -2;
+    using mask = graph::mask;
+    static constexpr int no_join = graph::no_join;
+    static constexpr int ambiguous = graph::ambiguous;
 
     /// Row of `Node`, or `size` when `Node` is not a node of this policy.
     template <class Node>
@@ -93,71 +87,42 @@ struct lattice {
 
 private:
     template <class From, class... To>
-    static constexpr void add_edges(std::array<mask, size>& direct, detail::mp::mp_list<From, To...>) {
-        ((direct[index_of<From>] |= mask{1} << index_of<To>), ...);
+    static constexpr void add_edges(graph::bit_graph& g, detail::mp::mp_list<From, To...>) {
+        (graph::add_edge(g, index_of<From>, index_of<To>), ...);
     }
     template <class... Es>
-    static constexpr std::array<mask, size> direct_edges(detail::mp::mp_list<Es...>) {
-        std::array<mask, size> direct{};
-        if constexpr (size <= 64) (add_edges(direct, Es{}), ...);
-        return direct;
+    static constexpr graph::bit_graph make_graph(detail::mp::mp_list<Es...>) {
+        graph::bit_graph g{size, {}};
+        if constexpr (size <= graph::max_nodes) (add_edges(g, Es{}), ...);
+        return g;
     }
-    static constexpr std::array<mask, size> closure() {
-        std::array<mask, size> up = direct_edges(edges{});
-        for (std::size_t i = 0; i < size; ++i) up[i] |= mask{1} << i;
-        for (bool changed = true; changed;) {
-            changed = false;
-            for (std::size_t i = 0; i < size; ++i)
-                for (std::size_t j = 0; j < size; ++j)
-                    if ((up[i] >> j & 1) && (up[i] | up[j]) != up[i]) {
-                        up[i] |= up[j];
-                        changed = true;
-                    }
-        }
-        return up;
+    static constexpr std::array<mask, size> first_rows(const graph::mask_array& m) {
+        std::array<mask, size> r{};
+        for (std::size_t i = 0; i < size && i < graph::max_nodes; ++i) r[i] = m[i];
+        return r;
     }
+
+public:
+    /// The policy's edges as bit masks: the input of the algorithms in lattice/graph.hpp.
+    static constexpr graph::bit_graph bits = make_graph(edges{});
+
+private:
+    static constexpr graph::mask_array upper_all = graph::upper_sets(bits);
 
 public:
     /// `direct[i]`: the nodes directly above node i, as a bit mask.
-    static constexpr std::array<mask, size> direct = direct_edges(edges{});
+    static constexpr std::array<mask, size> direct = first_rows(bits.direct);
     /// `upper[i]`: node i and everything above it, as a bit mask.
-    static constexpr std::array<mask, size> upper = closure();
+    static constexpr std::array<mask, size> upper = first_rows(upper_all);
 
     static constexpr bool below_or_equal(std::size_t a, std::size_t b) { return upper[a] >> b & 1; }
 
-private:
-    static constexpr int compute_join(std::size_t a, std::size_t b) {
-        const mask common = upper[a] & upper[b];
-        if (common == 0) return no_join;
-        for (std::size_t k = 0; k < size; ++k)
-            if ((common >> k & 1) && (common & ~upper[k]) == 0) return static_cast<int>(k);
-        return ambiguous;
-    }
-    static constexpr std::array<std::array<signed char, size>, size> join_table() {
-        std::array<std::array<signed char, size>, size> t{};
-        for (std::size_t a = 0; a < size; ++a)
-            for (std::size_t b = 0; b < size; ++b) t[a][b] = static_cast<signed char>(compute_join(a, b));
-        return t;
-    }
-    static constexpr detail::lattice_verdict verify() {
-        if (size > 64) return {detail::lattice_fault::too_many_nodes, 0, 0};
-        for (std::size_t a = 0; a < size; ++a) {
-            if (direct[a] >> a & 1) return {detail::lattice_fault::cycle, a, a};
-            for (std::size_t b = a + 1; b < size; ++b)
-                if (below_or_equal(a, b) && below_or_equal(b, a)) return {detail::lattice_fault::cycle, a, b};
-        }
-        for (std::size_t a = 0; a < size; ++a)
-            for (std::size_t b = a + 1; b < size; ++b)
-                if (compute_join(a, b) == ambiguous) return {detail::lattice_fault::no_unique_join, a, b};
-        return {};
-    }
-
-public:
     /// The first fault of the graph, if any (cycles first, then pairs without a unique join).
-    static constexpr detail::lattice_verdict verdict = verify();
+    static constexpr detail::lattice_verdict verdict = graph::verify(bits, upper_all);
     static constexpr bool is_lattice = verdict.fault == detail::lattice_fault::none;
     /// `table[a][b]`: the join's row, `no_join`, or `ambiguous`.
-    static constexpr auto table = join_table();
+    static constexpr std::array<std::array<signed char, size>, size> table =
+        graph::join_table<size>(bits, upper_all);
 
     static constexpr int join(std::size_t a, std::size_t b) { return table[a][b]; }
     static constexpr std::string_view name_of(std::size_t i) { return names[i]; }
