@@ -1,0 +1,148 @@
+#ifndef MIXT_EVAL_ASSIGN_HPP
+#define MIXT_EVAL_ASSIGN_HPP
+
+// Evaluation: `eval(e)` returns a new Eigen::Tensor of `value_t<E>`; `assign(dst, e [, device])` writes into an
+// existing tensor or map. Both check first, then run one pass over memory:
+//   1. at compile time: the ranks and layouts agree, and the expression's dtype promotes implicitly to the
+//      destination's under the policy (an int8 result may go into a float tensor; a float result into an int
+//      tensor needs mixt::cast);
+//   2. at run time, before the first write: every operand has the destination's shape (mixt::shape_error
+//      prints both), every literal fits (mixt::overflow_error), and the destination does not partially overlap
+//      an operand (mixt::aliasing_error; the very same elements, as in `assign(a, lazy(a) + 1)`, are fine).
+//
+//     Eigen::Tensor<float, 2> r = mixt::eval(mixt::lazy(a_i8) + b_f16 * c_f32 + 2);
+//     mixt::assign(r, mixt::lazy(a_i8) * 0.5, thread_pool_device);
+
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/eval/errors.hpp"
+#include "mixt/eval/lower.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/lattice/promote.hpp"
+
+namespace mixt {
+
+// The template arguments name the expression's dtype, the destination's dtype and the policy.
+namespace assignment_error {
+template <class ExprDtype, class DstDtype, class Policy>
+struct not_implicitly_convertible {
+    static_assert(sizeof(ExprDtype) == 0,
+                  "mixt: assign: the expression's dtype does not promote implicitly to the destination's dtype under "
+                  "this policy (they are the arguments of the template being instantiated); write "
+                  "mixt::assign(dst, mixt::cast<T>(e)) to convert explicitly");
+    static constexpr bool value = false;
+};
+} // namespace assignment_error
+
+namespace detail {
+template <class Policy, class From, class To>
+constexpr bool assignable() {
+    if constexpr (has_promotion_v<From, To, Policy>)
+        return std::is_same_v<join_t<Policy, From, To>, To>;
+    else
+        return false;
+}
+template <class Policy, class From, class To, bool Ok = assignable<Policy, From, To>()>
+struct check_assignable : std::true_type {};
+template <class Policy, class From, class To>
+struct check_assignable<Policy, From, To, false> : assignment_error::not_implicitly_convertible<From, To, Policy> {};
+
+template <class Dims>
+std::string shape_text(const Dims& d) {
+    std::ostringstream s;
+    s << '[';
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.size()); ++i) s << (i ? ", " : "") << d[i];
+    s << ']';
+    return s.str();
+}
+
+template <class X>
+auto dimensions_of(const X& x) {
+    if constexpr (requires { x.dimensions(); }) {
+        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(x.dimensions());
+    } else {
+        Eigen::DefaultDevice device;
+        Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
+        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(ev.dimensions());
+    }
+}
+
+// Calls f(eigen_operand) for every leaf.
+template <class E, class F>
+void for_each_leaf(const E&, F&) {}
+template <class P, class X, class F>
+void for_each_leaf(const leaf<P, X>& l, F& f) {
+    f(l.x);
+}
+template <class Op, class... Cs, class F>
+void for_each_leaf(const node<Op, Cs...>& n, F& f) {
+    std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
+}
+
+template <class Dst, class E>
+void check_before_write(const Dst& dst, const E& e, const char* what) {
+    const auto dst_dims = dimensions_of(dst);
+    const auto* dst_begin = reinterpret_cast<const unsigned char*>(dst.data());
+    const auto* dst_end = dst_begin + static_cast<std::size_t>(dst_dims.TotalSize()) * sizeof(*dst.data());
+    auto check_leaf = [&](const auto& x) {
+        const auto dims = dimensions_of(x);
+        if (!Eigen::dimensions_match(dims, dst_dims))
+            throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
+                              shape_text(dst_dims) + " but an operand has shape " + shape_text(dims));
+        if constexpr (requires { x.data(); }) {
+            using S = std::remove_cvref_t<decltype(*x.data())>;
+            const auto* b = reinterpret_cast<const unsigned char*>(x.data());
+            const auto* end = b + static_cast<std::size_t>(dims.TotalSize()) * sizeof(S);
+            const bool overlap = b != nullptr && dst_begin != nullptr && b < dst_end && dst_begin < end;
+            if (overlap && !(b == dst_begin && sizeof(S) == sizeof(*dst.data())))
+                throw aliasing_error(std::string("mixt: ") + what +
+                                     ": the destination partially overlaps an operand of a different element width or "
+                                     "offset; evaluate into a separate tensor first");
+        }
+    };
+    for_each_leaf(e, check_leaf);
+    check_literals(e);
+}
+
+template <class E>
+using eval_tensor_t = Eigen::Tensor<value_t<E>, std::remove_cvref_t<E>::rank,
+                                    std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
+                                                                                                        : Eigen::ColMajor>;
+} // namespace detail
+
+/// Evaluates `e` into `dst` (an Eigen::Tensor or TensorMap of the same shape) on `device`, in one pass.
+template <class Dst, class E, class Device = Eigen::DefaultDevice>
+    requires(eigen_tensor<Dst> && mixt_expression<E>)
+void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = typename Eigen::internal::traits<D>::Scalar;
+    using Ex = std::remove_cvref_t<E>;
+    using policy = detail::policy_or_default<typename Ex::policy>;
+    static_assert(Ex::rank == Eigen::internal::traits<D>::NumDimensions,
+                  "mixt: assign: the destination's rank differs from the expression's");
+    static_assert(Ex::layout == static_cast<int>(Eigen::internal::traits<D>::Layout),
+                  "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
+    static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
+    detail::check_before_write(dst, e, "assign");
+    dst.device(device) = detail::lower_as<DstScalar>(e, detail::first_leaf(e));
+}
+
+/// Evaluates `e` into a new Eigen::Tensor of `value_t<E>`, in one pass.
+template <class E, class Device = Eigen::DefaultDevice>
+    requires mixt_expression<E>
+detail::eval_tensor_t<E> eval(const E& e, const Device& device = Device{}) {
+    detail::eval_tensor_t<E> result(detail::dimensions_of(detail::first_leaf(e)));
+    assign(result, e, device);
+    return result;
+}
+
+} // namespace mixt
+
+#endif // MIXT_EVAL_ASSIGN_HPP

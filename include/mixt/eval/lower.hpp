@@ -1,0 +1,245 @@
+#ifndef MIXT_EVAL_LOWER_HPP
+#define MIXT_EVAL_LOWER_HPP
+
+// Lowering a mixt expression to an ordinary Eigen tensor expression, with the conversions where the lattice
+// puts them. This is the reference path of evaluation, the one that runs on any Eigen device (a thread pool,
+// a GPU), and the bridge to the rest of Eigen:
+//
+//     auto lowered = mixt::to_eigen(mixt::lazy(a_i8) + b_f32);   // an Eigen expression of float
+//     Eigen::Tensor<float, 0> total = lowered.sum();
+//
+// Every functor here is EIGEN_DEVICE_FUNC and calls only the per-element code of expr/functors.hpp and
+// mixt::convert, so the same expression compiles as device code.
+//
+// Also here, because both lowering and the fused loops need it: the run-time checks of literals (a weak
+// integer that does not fit the type it is converted to throws mixt::overflow_error) and the exact
+// comparison of an array with a literal (`u8 < 300` is true everywhere, not an overflow).
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/dtype/convert.hpp"
+#include "mixt/eval/errors.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/expr/rules.hpp"
+
+namespace mixt {
+
+namespace detail {
+template <class S, class From>
+struct convert_functor {
+    EIGEN_DEVICE_FUNC S operator()(const From& x) const { return mixt::convert<S>(x); }
+};
+template <class S, class Ignored>
+struct constant_functor {
+    S value;
+    EIGEN_DEVICE_FUNC S operator()(const Ignored&) const { return value; }
+};
+template <class Fn, class R>
+struct apply_functor {
+    template <class... Args>
+    EIGEN_DEVICE_FUNC R operator()(const Args&... args) const {
+        return static_cast<R>(Fn{}(args...));
+    }
+};
+
+// -1, 0, 1, or 2 when unordered (NaN), comparing the exact values.
+template <class A, class L>
+EIGEN_DEVICE_FUNC int exact_order(const A& a, const L& l) {
+    if constexpr ((std::is_integral_v<A>)&&std::is_integral_v<L>) {
+        const bool an = std::is_signed_v<A> && a < A(0);
+        const bool ln = std::is_signed_v<L> && l < L(0);
+        if (an != ln) return an ? -1 : 1;
+        const auto ua = static_cast<std::uint64_t>(a), ul = static_cast<std::uint64_t>(l);
+        return ua < ul ? -1 : ua > ul ? 1 : 0;
+    } else {
+        const double da = mixt::convert<double>(a);
+        const double dl = static_cast<double>(l);
+        if (Eigen::numext::isnan(da) || Eigen::numext::isnan(dl)) return 2;
+        return da < dl ? -1 : da > dl ? 1 : 0;
+    }
+}
+
+template <class Fn, bool LiteralLeft, class A, class L>
+struct literal_compare_functor {
+    L literal;
+    EIGEN_DEVICE_FUNC bool operator()(const A& a) const {
+        int o = exact_order(a, literal);
+        if (o == 2) return std::is_same_v<Fn, not_equal_fn>;
+        if (LiteralLeft) o = -o;
+        return Fn{}(o, 0);
+    }
+};
+
+template <class E>
+struct is_literal : std::false_type {};
+template <class V>
+struct is_literal<literal<V>> : std::true_type {};
+template <class E>
+inline constexpr bool is_literal_v = is_literal<std::remove_cvref_t<E>>::value;
+
+template <class Op>
+struct is_compare : std::false_type {};
+template <class Fn, bool Ordered>
+struct is_compare<op::compare_op<Fn, Ordered>> : std::true_type {};
+
+// A comparison of a real array with a real literal compares exact values (rule of spec/lattice.md: an
+// out-of-range integer literal is not an error there).
+template <class Node>
+struct literal_compare : std::false_type {};
+template <class Op, class A, class B>
+    requires(is_compare<Op>::value && (is_literal_v<A> != is_literal_v<B>))
+struct literal_compare<node<Op, A, B>> {
+    static constexpr bool literal_left = is_literal_v<A>;
+    using array_child = std::remove_cvref_t<std::conditional_t<literal_left, B, A>>;
+    using literal_child = std::remove_cvref_t<std::conditional_t<literal_left, A, B>>;
+    static constexpr bool value =
+        !is_complex_v<value_t<array_child>> && !is_complex_v<typename literal_child::value_type>;
+};
+template <class Node>
+inline constexpr bool literal_compare_v = literal_compare<Node>::value;
+
+template <class S, class V>
+bool literal_fits(const V& v) {
+    if constexpr (std::is_integral_v<V> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+        return exact_order(v, std::numeric_limits<S>::lowest()) >= 0 && exact_order(v, std::numeric_limits<S>::max()) <= 0;
+    } else if constexpr (std::is_integral_v<V> && is_float_like_v<S>) {
+        return !Eigen::numext::isinf(mixt::convert<S>(v));
+    } else {
+        return true;
+    }
+}
+
+template <class V>
+std::string literal_text(const V& v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+} // namespace detail
+
+/// Checks every literal of `e` against the type it is converted to; throws mixt::overflow_error naming the
+/// value, the dtype and the operation.
+template <class E>
+void check_literals(const E&) {}
+
+template <class Op, class... Cs>
+void check_literals(const node<Op, Cs...>& n) {
+    using N = node<Op, Cs...>;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (
+            [&] {
+                const auto& child = std::get<K>(n.children);
+                using C = std::remove_cvref_t<decltype(child)>;
+                if constexpr (detail::is_literal_v<C> && !detail::literal_compare_v<N>) {
+                    using S = boost::mp11::mp_at_c<typename N::operand_types, K>;
+                    if (!detail::literal_fits<S>(child.value))
+                        throw overflow_error("mixt: the literal " + detail::literal_text(child.value) +
+                                             " is out of bounds for " + std::string(name(dtype_of_v<S>)) +
+                                             ", the dtype it is converted to in " + Op::name);
+                } else {
+                    check_literals(child);
+                }
+            }(),
+            ...);
+    }(std::index_sequence_for<Cs...>{});
+}
+
+namespace detail {
+template <class P, class E>
+const auto& first_leaf(const leaf<P, E>& l) {
+    return l.x;
+}
+template <class Op, class... Cs>
+const auto& first_leaf(const node<Op, Cs...>& n) {
+    constexpr std::size_t k = [] {
+        constexpr int ranks[] = {std::remove_cvref_t<Cs>::rank...};
+        std::size_t i = 0;
+        while (ranks[i] < 0) ++i;
+        return i;
+    }();
+    return first_leaf(std::get<k>(n.children));
+}
+
+template <class S, class E, class Ref>
+decltype(auto) lower_as(const E& e, const Ref& ref);
+
+template <class P, class E, class Ref>
+const auto& lower_impl(const leaf<P, E>& l, const Ref&) {
+    return l.x;
+}
+template <class V, class Ref>
+auto lower_impl(const literal<V>& l, const Ref& ref) {
+    using R = typename Eigen::internal::traits<Ref>::Scalar;
+    return ref.unaryExpr(constant_functor<V, R>{l.value});
+}
+template <class T, class Ref>
+auto lower_impl(const scalar<T>& s, const Ref& ref) {
+    using R = typename Eigen::internal::traits<Ref>::Scalar;
+    return ref.unaryExpr(constant_functor<T, R>{s.value});
+}
+template <class Op, class... Cs, class Ref>
+auto lower_impl(const node<Op, Cs...>& n, const Ref& ref) {
+    using N = node<Op, Cs...>;
+    using ops = typename N::operand_types;
+    using R = typename N::value_type;
+    if constexpr (literal_compare_v<N>) {
+        using LC = literal_compare<N>;
+        const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
+        const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
+        using A = value_t<decltype(arr)>;
+        using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
+        return lower_as<A>(arr, ref).unaryExpr(
+            literal_compare_functor<typename Op::fn, LC::literal_left, A, L>{lit.value});
+    } else if constexpr (sizeof...(Cs) == 1) {
+        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), ref)
+            .unaryExpr(apply_functor<typename Op::fn, R>{});
+    } else if constexpr (sizeof...(Cs) == 2) {
+        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), ref)
+            .binaryExpr(lower_as<boost::mp11::mp_at_c<ops, 1>>(std::get<1>(n.children), ref),
+                        apply_functor<typename Op::fn, R>{});
+    } else if constexpr (std::is_same_v<Op, op::where>) {
+        return lower_as<bool>(std::get<0>(n.children), ref)
+            .select(lower_as<R>(std::get<1>(n.children), ref), lower_as<R>(std::get<2>(n.children), ref));
+    } else {
+        static_assert(std::is_same_v<Op, op::clip>);
+        return lower_as<R>(std::get<0>(n.children), ref)
+            .binaryExpr(lower_as<R>(std::get<1>(n.children), ref), apply_functor<maximum_fn, R>{})
+            .binaryExpr(lower_as<R>(std::get<2>(n.children), ref), apply_functor<minimum_fn, R>{});
+    }
+}
+
+template <class S, class E, class Ref>
+decltype(auto) lower_as(const E& e, const Ref& ref) {
+    using V = value_t<E>;
+    if constexpr (is_literal_v<E>) {
+        using R = typename Eigen::internal::traits<Ref>::Scalar;
+        return ref.unaryExpr(constant_functor<S, R>{mixt::convert<S>(e.value)});
+    } else if constexpr (std::is_same_v<S, V>) {
+        return lower_impl(e, ref);
+    } else {
+        return lower_impl(e, ref).unaryExpr(convert_functor<S, V>{});
+    }
+}
+} // namespace detail
+
+/// An ordinary Eigen tensor expression of `value_t<E>` that computes `e` element by element, converting where
+/// the lattice says. It refers to `e`'s operands: keep them alive while it is used.
+template <class E>
+    requires mixt_expression<E>
+auto to_eigen(const E& e) {
+    check_literals(e);
+    return detail::lower_as<value_t<E>>(e, detail::first_leaf(e));
+}
+
+} // namespace mixt
+
+#endif // MIXT_EVAL_LOWER_HPP

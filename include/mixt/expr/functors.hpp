@@ -1,0 +1,361 @@
+#ifndef MIXT_EXPR_FUNCTORS_HPP
+#define MIXT_EXPR_FUNCTORS_HPP
+
+// The per-element meaning of every operation, on values already converted to the operation's compute type.
+// Defined for every input (no undefined behaviour), callable from device code, and the reference that the
+// vectorized loops are tested against. The documented results:
+//   - `+ - *` on integers wrap modulo 2^n; unary `-` too (so `-INT_MIN == INT_MIN`, `-u` is `2^n - u`).
+//   - on bool, `+` is logical or and `*` logical and (as NumPy and JAX).
+//   - f16 and bf16 compute in f32 and round once per operation.
+//   - integer floor_divide: NumPy's results: `x // 0 == 0`, `INT_MIN // -1 == INT_MIN` (wraps); rounds toward
+//     negative infinity. Integer `%`: `x % 0 == 0`; the result has the sign of the divisor (Python's modulo).
+//   - float floor_divide and `%`: NumPy's (`fmod` adjusted to the divisor's sign; `x // 0` is `x / 0`).
+//   - shifts: a count outside `[0, bits)` gives 0 for `<<`, and for `>>` gives 0, or -1 for a negative
+//     signed value (the limit of repeated arithmetic shifts). `>>` of a signed value is arithmetic.
+//   - `abs(INT_MIN) == INT_MIN` (wraps). `abs` of complex is the real-valued magnitude.
+//   - integer `pow` wraps; a negative exponent gives `1 / x**-e` truncated: 1 for x == 1, +-1 for x == -1,
+//     0 otherwise (0 ** negative is 0). Float pow is `std::pow`.
+//   - `minimum`, `maximum` and `clip` propagate NaN (NumPy's `minimum`, not `fmin`); on complex they order
+//     lexicographically.
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "mixt/dtype/convert.hpp"
+
+namespace mixt::detail {
+
+// f16/bf16 compute in f32.
+template <class T>
+using compute_t =
+    std::conditional_t<std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>, float, T>;
+
+// Integer arithmetic in an unsigned type at least as wide as `unsigned`, so nothing promotes to `int` and
+// overflows.
+template <class T>
+using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <class T>
+EIGEN_DEVICE_FUNC constexpr T from_wrap(wrap_t<T> x) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x)); // modular since C++20
+}
+
+template <class T>
+EIGEN_DEVICE_FUNC constexpr bool is_nan_value(const T& x) {
+    if constexpr (is_float_like_v<T>)
+        return Eigen::numext::isnan(x);
+    else if constexpr (is_complex_v<T>)
+        return Eigen::numext::isnan(x.real()) || Eigen::numext::isnan(x.imag());
+    else
+        return false;
+}
+
+template <class T>
+EIGEN_DEVICE_FUNC constexpr bool less(const T& a, const T& b) {
+    if constexpr (is_complex_v<T>)
+        return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+    else
+        return a < b;
+}
+
+template <class T, class F>
+EIGEN_DEVICE_FUNC T via_compute(const T& a, F f) {
+    return static_cast<T>(f(static_cast<compute_t<T>>(a)));
+}
+template <class T, class F>
+EIGEN_DEVICE_FUNC T via_compute(const T& a, const T& b, F f) {
+    return static_cast<T>(f(static_cast<compute_t<T>>(a), static_cast<compute_t<T>>(b)));
+}
+
+struct add_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if constexpr (is_bool_v<T>) return a || b;
+        else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) + static_cast<wrap_t<T>>(b)));
+        else return via_compute(a, b, [](auto x, auto y) { return x + y; });
+    }
+};
+struct sub_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) - static_cast<wrap_t<T>>(b)));
+        else return via_compute(a, b, [](auto x, auto y) { return x - y; });
+    }
+};
+struct mul_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if constexpr (is_bool_v<T>) return a && b;
+        else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b)));
+        else return via_compute(a, b, [](auto x, auto y) { return x * y; });
+    }
+};
+struct div_fn { // true division: operands are already floating or complex
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        return via_compute(a, b, [](auto x, auto y) { return x / y; });
+    }
+};
+
+template <class F>
+EIGEN_DEVICE_FUNC void float_divmod(F a, F b, F& div, F& mod) {
+    using std::floor;
+    using std::fmod;
+    mod = fmod(a, b);
+    if (b == F(0)) {
+        div = a / b;
+        return;
+    }
+    div = (a - mod) / b;
+    if (mod != F(0)) {
+        if ((b < F(0)) != (mod < F(0))) {
+            mod += b;
+            div -= F(1);
+        }
+    } else {
+        mod = std::copysign(F(0), b);
+    }
+    if (div != F(0)) {
+        F f = floor(div);
+        if (div - f > F(0.5)) f += F(1);
+        div = f;
+    } else {
+        div = std::copysign(F(0), a / b);
+    }
+}
+
+struct floor_divide_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if constexpr (is_int_v<T>) {
+            if (b == 0) return T(0);
+            if constexpr (std::is_signed_v<T>) {
+                if (b == T(-1)) return from_wrap<T>(static_cast<wrap_t<T>>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a)));
+                const T q = static_cast<T>(a / b);
+                return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+            } else {
+                return static_cast<T>(a / b);
+            }
+        } else {
+            return via_compute(a, b, [](auto x, auto y) {
+                decltype(x) d{}, m{};
+                float_divmod(x, y, d, m);
+                return d;
+            });
+        }
+    }
+};
+struct mod_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if constexpr (is_int_v<T>) {
+            if (b == 0) return T(0);
+            if constexpr (std::is_signed_v<T>) {
+                if (b == T(-1)) return T(0);
+                const T r = static_cast<T>(a % b);
+                return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+            } else {
+                return static_cast<T>(a % b);
+            }
+        } else {
+            return via_compute(a, b, [](auto x, auto y) {
+                decltype(x) d{}, m{};
+                float_divmod(x, y, d, m);
+                return m;
+            });
+        }
+    }
+};
+
+struct neg_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a) const {
+        if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a)));
+        else return via_compute(a, [](auto x) { return -x; });
+    }
+};
+
+#define MIXT_DETAIL_COMPARE(NAME, OP)                                                                          \
+    struct NAME {                                                                                              \
+        template <class T>                                                                                     \
+        EIGEN_DEVICE_FUNC bool operator()(const T& a, const T& b) const {                                      \
+            return static_cast<compute_t<T>>(a) OP static_cast<compute_t<T>>(b);                               \
+        }                                                                                                      \
+    };
+MIXT_DETAIL_COMPARE(equal_fn, ==)
+MIXT_DETAIL_COMPARE(not_equal_fn, !=)
+MIXT_DETAIL_COMPARE(less_fn, <)
+MIXT_DETAIL_COMPARE(less_equal_fn, <=)
+MIXT_DETAIL_COMPARE(greater_fn, >)
+MIXT_DETAIL_COMPARE(greater_equal_fn, >=)
+#undef MIXT_DETAIL_COMPARE
+
+struct logical_and_fn {
+    EIGEN_DEVICE_FUNC bool operator()(bool a, bool b) const { return a && b; }
+};
+struct logical_or_fn {
+    EIGEN_DEVICE_FUNC bool operator()(bool a, bool b) const { return a || b; }
+};
+struct logical_not_fn {
+    EIGEN_DEVICE_FUNC bool operator()(bool a) const { return !a; }
+};
+
+struct bit_and_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const { return static_cast<T>(a & b); }
+};
+struct bit_or_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const { return static_cast<T>(a | b); }
+};
+struct bit_xor_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const { return static_cast<T>(a ^ b); }
+};
+struct bit_not_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a) const {
+        if constexpr (is_bool_v<T>) return !a;
+        else return static_cast<T>(~static_cast<wrap_t<T>>(a));
+    }
+};
+struct shift_left_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        constexpr int bits = static_cast<int>(sizeof(T) * 8);
+        if (b < T(0) || static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(bits)) return T(0);
+        return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) << static_cast<int>(b)));
+    }
+};
+struct shift_right_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        constexpr int bits = static_cast<int>(sizeof(T) * 8);
+        if (b < T(0) || static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(bits)) return a < T(0) ? T(-1) : T(0);
+        return static_cast<T>(a >> static_cast<int>(b)); // arithmetic for signed since C++20
+    }
+};
+
+struct abs_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC auto operator()(const T& a) const {
+        if constexpr (is_complex_v<T>) return std::abs(a);
+        else if constexpr (is_bool_v<T>) return a;
+        else if constexpr (is_int_v<T> && std::is_signed_v<T>) return a < 0 ? neg_fn{}(a) : a;
+        else if constexpr (is_int_v<T>) return a;
+        else return via_compute(a, [](auto x) { return Eigen::numext::abs(x); });
+    }
+};
+
+#define MIXT_DETAIL_MATH(NAME, FN)                                                                             \
+    struct NAME {                                                                                              \
+        template <class T>                                                                                     \
+        EIGEN_DEVICE_FUNC T operator()(const T& a) const {                                                     \
+            if constexpr (is_complex_v<T>) {                                                                   \
+                using std::FN;                                                                                 \
+                return FN(a);                                                                                  \
+            } else {                                                                                           \
+                return via_compute(a, [](auto x) { return Eigen::numext::FN(x); });                            \
+            }                                                                                                  \
+        }                                                                                                      \
+    };
+MIXT_DETAIL_MATH(sqrt_fn, sqrt)
+MIXT_DETAIL_MATH(exp_fn, exp)
+MIXT_DETAIL_MATH(log_fn, log)
+MIXT_DETAIL_MATH(sin_fn, sin)
+MIXT_DETAIL_MATH(cos_fn, cos)
+MIXT_DETAIL_MATH(tanh_fn, tanh)
+#undef MIXT_DETAIL_MATH
+
+struct pow_fn {
+    // Base and exponent keep their own types: a float base with an integer exponent computes in the base's
+    // compute precision.
+    template <class B, class E>
+    EIGEN_DEVICE_FUNC B operator()(const B& base, const E& e) const {
+        if constexpr (is_int_v<B> || is_bool_v<B>) {
+            static_assert(std::is_same_v<B, E>);
+            if constexpr (is_bool_v<B>) {
+                return !e || base;
+            } else {
+                if constexpr (std::is_signed_v<E>) {
+                    if (e < 0) return base == B(1) ? B(1) : base == B(-1) ? ((e & 1) ? B(-1) : B(1)) : B(0);
+                }
+                wrap_t<B> result = 1, x = static_cast<wrap_t<B>>(base);
+                using UE = std::make_unsigned_t<E>;
+                for (UE n = static_cast<UE>(e); n != 0; n >>= 1) {
+                    if (n & 1) result = static_cast<wrap_t<B>>(result * x);
+                    x = static_cast<wrap_t<B>>(x * x);
+                }
+                return from_wrap<B>(result);
+            }
+        } else if constexpr (is_complex_v<B>) {
+            return std::pow(base, convert<B>(e));
+        } else {
+            using C = std::conditional_t<std::is_same_v<B, double>, double, float>;
+            using std::pow;
+            return convert<B>(pow(convert<C>(base), convert<C>(e)));
+        }
+    }
+};
+
+struct minimum_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if (is_nan_value(a)) return a;
+        if (is_nan_value(b)) return b;
+        return less(b, a) ? b : a;
+    }
+};
+struct maximum_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
+        if (is_nan_value(a)) return a;
+        if (is_nan_value(b)) return b;
+        return less(a, b) ? b : a;
+    }
+};
+struct clip_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& x, const T& lo, const T& hi) const {
+        return minimum_fn{}(maximum_fn{}(x, lo), hi);
+    }
+};
+struct where_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(bool c, const T& x, const T& y) const { return c ? x : y; }
+};
+
+struct real_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC auto operator()(const T& a) const {
+        if constexpr (is_complex_v<T>) return a.real();
+        else return a;
+    }
+};
+struct imag_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC auto operator()(const T& a) const {
+        if constexpr (is_complex_v<T>) return a.imag();
+        else return T(0);
+    }
+};
+struct conj_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a) const {
+        if constexpr (is_complex_v<T>) return std::conj(a);
+        else return a;
+    }
+};
+struct identity_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC T operator()(const T& a) const { return a; }
+};
+
+} // namespace mixt::detail
+
+#endif // MIXT_EXPR_FUNCTORS_HPP
