@@ -8,9 +8,19 @@
 
 #include "mixt/dtype/dtype.hpp"
 #include "mixt/dtype/storage.hpp"
+#include "mixt/dtype/convert.hpp"
 
 #include "mixt/lattice/policy.hpp"
 #include "mixt/lattice/lattice.hpp"
 #include "mixt/lattice/promote.hpp"
+
+#include "mixt/expr/functors.hpp"
+#include "mixt/expr/rules.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/expr/operators.hpp"
+
+#include "mixt/eval/errors.hpp"
+#include "mixt/eval/lower.hpp"
+#include "mixt/eval/assign.hpp"
 
 #endif // MIXT_MIXT_HPP
