@@ -10,6 +10,7 @@
 #include "mixt/dtype/storage.hpp"
 #include "mixt/dtype/convert.hpp"
 
+#include "mixt/lattice/graph.hpp"
 #include "mixt/lattice/policy.hpp"
 #include "mixt/lattice/lattice.hpp"
 #include "mixt/lattice/promote.hpp"
