@@ -415,6 +415,14 @@ TEST_F(mixt_lattice, dot_draws_the_policy_edges) {
     EXPECT_EQ(x32.out.find("\"u32\" -> \"i64\";"), std::string::npos);
 }
 
+TEST_F(mixt_lattice, dot_output_is_read_by_graphviz) {
+    if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz's dot is not installed";
+    for (const char* policy : {"jax", "jax_x32", "jax_strict", "array_api"}) {
+        const std::string cmd = shell_quote(tool_path) + " dot --policy " + policy + " | dot -Tcanon >/dev/null";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << policy;
+    }
+}
+
 // --- report, help, usage --------------------------------------------------------------------------------
 
 TEST_F(mixt_lattice, report_prints_the_table_and_a_line_per_policy) {
