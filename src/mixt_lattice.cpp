@@ -6,7 +6,6 @@
 // Exit status: 0 done; 1 a negative answer (no join, not a lattice); 2 bad arguments or bad input.
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstddef>
@@ -15,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
