@@ -23,6 +23,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/eval/errors.hpp"
+#include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/lattice/promote.hpp"
@@ -111,6 +112,27 @@ void check_before_write(const Dst& dst, const E& e, const char* what) {
     check_literals(e);
 }
 
+template <class Device>
+inline constexpr bool is_thread_pool_device_v =
+#if defined(EIGEN_USE_THREADS)
+    std::is_same_v<Device, Eigen::ThreadPoolDevice>;
+#else
+    false;
+#endif
+
+template <class D, class E, class Device>
+void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
+    const auto kernel = make_kernel<D>(e);
+    if constexpr (is_thread_pool_device_v<Device>) {
+        const Eigen::TensorOpCost cost(static_cast<double>(leaf_bytes_v<E>), sizeof(D), 8.0);
+        device.parallelFor(
+            n, cost, [](Eigen::Index size) { return (size + 63) & ~Eigen::Index{63}; },
+            [&](Eigen::Index first, Eigen::Index last) { run_kernel(dst, kernel, first, last); });
+    } else {
+        run_kernel(dst, kernel, 0, n);
+    }
+}
+
 template <class E>
 using eval_tensor_t = Eigen::Tensor<value_t<E>, std::remove_cvref_t<E>::rank,
                                     std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
@@ -131,7 +153,11 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
     detail::check_before_write(dst, e, "assign");
-    dst.device(device) = detail::lower_as<DstScalar>(e, detail::first_leaf(e));
+    if constexpr (detail::fusable_v<E> && detail::is_plain_tensor<D>::value &&
+                  (std::is_same_v<Device, Eigen::DefaultDevice> || detail::is_thread_pool_device_v<Device>))
+        detail::run_fused(dst.data(), dst.size(), e, device);
+    else
+        dst.device(device) = detail::lower_as<DstScalar>(e, detail::first_leaf(e));
 }
 
 /// Evaluates `e` into a new Eigen::Tensor of `value_t<E>`, in one pass.

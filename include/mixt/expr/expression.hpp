@@ -159,6 +159,21 @@ using value_t = typename std::remove_cvref_t<E>::value_type;
 template <class E>
 using tag_t = typename std::remove_cvref_t<E>::tag;
 
+namespace detail {
+template <class E>
+struct leaf_bytes : std::integral_constant<std::size_t, 0> {};
+template <class P, class X>
+struct leaf_bytes<leaf<P, X>> : std::integral_constant<std::size_t, sizeof(value_t<leaf<P, X>>)> {};
+template <class Op, class... Cs>
+struct leaf_bytes<node<Op, Cs...>>
+    : std::integral_constant<std::size_t, (0 + ... + leaf_bytes<std::remove_cvref_t<Cs>>::value)> {};
+} // namespace detail
+
+/// Bytes an evaluation reads per element: the sum of the leaves' element sizes (literals are free). With
+/// `sizeof(value_t<E>)` written per element, this is the memory traffic of one fused pass.
+template <class E>
+inline constexpr std::size_t leaf_bytes_v = detail::leaf_bytes<std::remove_cvref_t<E>>::value;
+
 /// Starts a mixt expression from an Eigen tensor (any rank or layout, a map, a ref or a tensor expression)
 /// under `Policy`: `auto e = mixt::lazy(a) + b * c;`. A mixt expression is passed through.
 template <class Policy = default_policy, class X>
