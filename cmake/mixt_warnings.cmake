@@ -28,6 +28,9 @@ function(mixt_set_flags target)
     endif()
     return()
   endif()
+  # Each node of an expression rounds once: no fused multiply-add across nodes, in the scalar reference
+  # paths as in the vector ones, so the two can be compared bit for bit.
+  target_compile_options(${target} PRIVATE -ffp-contract=off)
   if(MIXT_SANITIZE)
     set(sanitize -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
     target_compile_options(${target} PRIVATE ${sanitize})

@@ -48,4 +48,7 @@ batch<R> apply(const Fn& fn, const batch<Ts>&... xs) {
 
 } // namespace mixt::simd
 
+// The vector back ends specialize detail::vectorized.
+#include "mixt/simd/ops_avx2.hpp"
+
 #endif // MIXT_SIMD_OPS_HPP

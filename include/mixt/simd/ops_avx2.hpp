@@ -1,0 +1,331 @@
+#ifndef MIXT_SIMD_OPS_AVX2_HPP
+#define MIXT_SIMD_OPS_AVX2_HPP
+
+// AVX2 versions of the operations the fused loop meets most, as specializations of
+// simd::detail::vectorized (simd/ops.hpp). Each computes exactly what the scalar functor of
+// expr/functors.hpp computes, lane by lane:
+//   - f16/bf16 arithmetic runs in f32 and is rounded to the node's type once, by the batch conversion;
+//   - integer + - * run in 32-bit (or 64-bit) lanes and wrap to the node's width;
+//   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`), not MINPS's;
+//   - complex multiplication uses the textbook formula and falls back to the scalar definition for a batch
+//     where a lane comes out NaN in both parts (C's Annex G recovery of infinities);
+//   - exp, log, sin, cos, tanh on f32 lanes use Eigen's packet functions (within 2 ulp of the result type;
+//     the only results that are not bit-identical to the scalar path).
+
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+
+#include "mixt/expr/functors.hpp"
+#include "mixt/simd/arch.hpp"
+#include "mixt/simd/batch.hpp"
+#include "mixt/simd/convert.hpp"
+#include "mixt/simd/ops.hpp"
+
+#if MIXT_SIMD_AVX2
+#include <immintrin.h>
+
+#include <Eigen/Core>
+
+namespace mixt::simd::detail {
+namespace fn = ::mixt::detail;
+
+template <class T>
+inline constexpr bool is_f32_batch_v = is_f32_lane_v<T>;
+
+// A float result rounded to the node's type T (a no-op for float).
+template <class T>
+inline batch<T> round_f32(__m256 r) noexcept {
+    if constexpr (std::is_same_v<T, float>)
+        return {r};
+    else
+        return simd::convert<T>(batch<float>{r});
+}
+
+inline __m256i mask_to_bool(__m256i m) noexcept { return _mm256_srli_epi32(m, 31); }
+inline __m256i mask_to_bool(__m256 m) noexcept { return mask_to_bool(_mm256_castps_si256(m)); }
+inline __m256i mask_to_bool(__m256d lo, __m256d hi) noexcept {
+    const int bits = _mm256_movemask_pd(lo) | (_mm256_movemask_pd(hi) << 4);
+    return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(bits), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
+                            _mm256_set1_epi32(1));
+}
+
+template <class Fn>
+inline constexpr bool is_arith_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
+                                   std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::div_fn>;
+template <class Fn>
+inline constexpr bool is_minmax_v = std::is_same_v<Fn, fn::minimum_fn> || std::is_same_v<Fn, fn::maximum_fn>;
+template <class Fn>
+inline constexpr int compare_predicate() {
+    if constexpr (std::is_same_v<Fn, fn::equal_fn>) return _CMP_EQ_OQ;
+    else if constexpr (std::is_same_v<Fn, fn::not_equal_fn>) return _CMP_NEQ_UQ;
+    else if constexpr (std::is_same_v<Fn, fn::less_fn>) return _CMP_LT_OQ;
+    else if constexpr (std::is_same_v<Fn, fn::less_equal_fn>) return _CMP_LE_OQ;
+    else if constexpr (std::is_same_v<Fn, fn::greater_fn>) return _CMP_GT_OQ;
+    else if constexpr (std::is_same_v<Fn, fn::greater_equal_fn>) return _CMP_GE_OQ;
+    else return -1;
+}
+template <class Fn>
+inline constexpr bool is_compare_v = compare_predicate<Fn>() >= 0;
+
+template <class Fn>
+inline __m256 arith_ps(__m256 a, __m256 b) noexcept {
+    if constexpr (std::is_same_v<Fn, fn::add_fn>) return _mm256_add_ps(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::sub_fn>) return _mm256_sub_ps(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::mul_fn>) return _mm256_mul_ps(a, b);
+    else return _mm256_div_ps(a, b);
+}
+template <class Fn>
+inline __m256d arith_pd(__m256d a, __m256d b) noexcept {
+    if constexpr (std::is_same_v<Fn, fn::add_fn>) return _mm256_add_pd(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::sub_fn>) return _mm256_sub_pd(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::mul_fn>) return _mm256_mul_pd(a, b);
+    else return _mm256_div_pd(a, b);
+}
+template <class Fn>
+inline __m256 minmax_ps(__m256 a, __m256 b) noexcept {
+    // minimum: b < a ? b : a; maximum: a < b ? b : a; then NaN of b, then NaN of a wins.
+    const __m256 take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm256_cmp_ps(b, a, _CMP_LT_OQ)
+                                                             : _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+    __m256 r = _mm256_blendv_ps(a, b, take_b);
+    r = _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+template <class Fn>
+inline __m256d minmax_pd(__m256d a, __m256d b) noexcept {
+    const __m256d take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm256_cmp_pd(b, a, _CMP_LT_OQ)
+                                                              : _mm256_cmp_pd(a, b, _CMP_LT_OQ);
+    __m256d r = _mm256_blendv_pd(a, b, take_b);
+    r = _mm256_blendv_pd(r, b, _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+    return _mm256_blendv_pd(r, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+
+// --- f32 lanes: float, half, bfloat16 -------------------------------------------------------------------
+template <class T, class Fn>
+    requires(is_f32_batch_v<T> && (is_arith_v<Fn> || is_minmax_v<Fn>))
+struct vectorized<T, Fn, T, T> : std::true_type {
+    static batch<T> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
+        if constexpr (is_arith_v<Fn>)
+            return round_f32<T>(arith_ps<Fn>(a.v, b.v));
+        else
+            return {minmax_ps<Fn>(a.v, b.v)}; // picks an operand: already of type T
+    }
+};
+template <class T, class Fn>
+    requires(is_f32_batch_v<T> && is_compare_v<Fn>)
+struct vectorized<bool, Fn, T, T> : std::true_type {
+    static batch<bool> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
+        return {mask_to_bool(_mm256_cmp_ps(a.v, b.v, compare_predicate<Fn>()))};
+    }
+};
+template <class T>
+    requires is_f32_batch_v<T>
+struct vectorized<T, fn::neg_fn, T> : std::true_type {
+    static batch<T> apply(const fn::neg_fn&, const batch<T>& a) noexcept {
+        return {_mm256_xor_ps(a.v, _mm256_set1_ps(-0.0f))};
+    }
+};
+template <class T>
+    requires is_f32_batch_v<T>
+struct vectorized<T, fn::abs_fn, T> : std::true_type {
+    static batch<T> apply(const fn::abs_fn&, const batch<T>& a) noexcept {
+        return {_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v)};
+    }
+};
+template <class T>
+    requires is_f32_batch_v<T>
+struct vectorized<T, fn::sqrt_fn, T> : std::true_type {
+    static batch<T> apply(const fn::sqrt_fn&, const batch<T>& a) noexcept { return round_f32<T>(_mm256_sqrt_ps(a.v)); }
+};
+
+#if defined(EIGEN_VECTORIZE_AVX)
+template <class Fn>
+inline constexpr bool is_eigen_math_v = std::is_same_v<Fn, fn::exp_fn> || std::is_same_v<Fn, fn::log_fn> ||
+                                        std::is_same_v<Fn, fn::sin_fn> || std::is_same_v<Fn, fn::cos_fn> ||
+                                        std::is_same_v<Fn, fn::tanh_fn>;
+template <class T, class Fn>
+    requires(is_f32_batch_v<T> && is_eigen_math_v<Fn>)
+struct vectorized<T, Fn, T> : std::true_type {
+    static batch<T> apply(const Fn&, const batch<T>& a) noexcept {
+        using namespace Eigen::internal;
+        const Packet8f x = a.v;
+        Packet8f r;
+        if constexpr (std::is_same_v<Fn, fn::exp_fn>) r = pexp(x);
+        else if constexpr (std::is_same_v<Fn, fn::log_fn>) r = plog(x);
+        else if constexpr (std::is_same_v<Fn, fn::sin_fn>) r = psin(x);
+        else if constexpr (std::is_same_v<Fn, fn::cos_fn>) r = pcos(x);
+        else r = ptanh(x);
+        return round_f32<T>(r);
+    }
+};
+#endif
+
+// --- double ----------------------------------------------------------------------------------------------
+template <class Fn>
+    requires(is_arith_v<Fn> || is_minmax_v<Fn>)
+struct vectorized<double, Fn, double, double> : std::true_type {
+    static batch<double> apply(const Fn&, const batch<double>& a, const batch<double>& b) noexcept {
+        if constexpr (is_arith_v<Fn>)
+            return {{arith_pd<Fn>(a.v[0], b.v[0]), arith_pd<Fn>(a.v[1], b.v[1])}};
+        else
+            return {{minmax_pd<Fn>(a.v[0], b.v[0]), minmax_pd<Fn>(a.v[1], b.v[1])}};
+    }
+};
+template <class Fn>
+    requires is_compare_v<Fn>
+struct vectorized<bool, Fn, double, double> : std::true_type {
+    static batch<bool> apply(const Fn&, const batch<double>& a, const batch<double>& b) noexcept {
+        return {mask_to_bool(_mm256_cmp_pd(a.v[0], b.v[0], compare_predicate<Fn>()),
+                             _mm256_cmp_pd(a.v[1], b.v[1], compare_predicate<Fn>()))};
+    }
+};
+template <>
+struct vectorized<double, fn::sqrt_fn, double> : std::true_type {
+    static batch<double> apply(const fn::sqrt_fn&, const batch<double>& a) noexcept {
+        return {{_mm256_sqrt_pd(a.v[0]), _mm256_sqrt_pd(a.v[1])}};
+    }
+};
+
+// --- integers in 32-bit lanes (bool, 8-, 16- and 32-bit) -------------------------------------------------
+template <class T, class Fn>
+    requires(is_lane32_int_v<T> && !std::is_same_v<T, bool> &&
+             (std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> || std::is_same_v<Fn, fn::mul_fn> ||
+              std::is_same_v<Fn, fn::bit_and_fn> || std::is_same_v<Fn, fn::bit_or_fn> ||
+              std::is_same_v<Fn, fn::bit_xor_fn>))
+struct vectorized<T, Fn, T, T> : std::true_type {
+    static batch<T> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
+        __m256i r;
+        if constexpr (std::is_same_v<Fn, fn::add_fn>) r = _mm256_add_epi32(a.v, b.v);
+        else if constexpr (std::is_same_v<Fn, fn::sub_fn>) r = _mm256_sub_epi32(a.v, b.v);
+        else if constexpr (std::is_same_v<Fn, fn::mul_fn>) r = _mm256_mullo_epi32(a.v, b.v);
+        else if constexpr (std::is_same_v<Fn, fn::bit_and_fn>) r = _mm256_and_si256(a.v, b.v);
+        else if constexpr (std::is_same_v<Fn, fn::bit_or_fn>) r = _mm256_or_si256(a.v, b.v);
+        else r = _mm256_xor_si256(a.v, b.v);
+        return {wrap32<T>(r)};
+    }
+};
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
+             std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn> ||
+             std::is_same_v<Fn, fn::logical_and_fn> || std::is_same_v<Fn, fn::logical_or_fn>)
+struct vectorized<bool, Fn, bool, bool> : std::true_type {
+    static batch<bool> apply(const Fn&, const batch<bool>& a, const batch<bool>& b) noexcept {
+        if constexpr (std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::bit_or_fn> ||
+                      std::is_same_v<Fn, fn::logical_or_fn>)
+            return {_mm256_or_si256(a.v, b.v)};
+        else if constexpr (std::is_same_v<Fn, fn::bit_xor_fn>)
+            return {_mm256_xor_si256(a.v, b.v)};
+        else
+            return {_mm256_and_si256(a.v, b.v)};
+    }
+};
+template <class T, class Fn>
+    requires(is_lane32_int_v<T> && is_compare_v<Fn>)
+struct vectorized<bool, Fn, T, T> : std::true_type {
+    static batch<bool> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
+        __m256i x = a.v, y = b.v;
+        if constexpr (std::is_same_v<T, std::uint32_t>) { // order unsigned values as signed ones
+            x = _mm256_xor_si256(x, _mm256_set1_epi32(INT32_MIN));
+            y = _mm256_xor_si256(y, _mm256_set1_epi32(INT32_MIN));
+        }
+        __m256i m;
+        if constexpr (std::is_same_v<Fn, fn::equal_fn>) m = _mm256_cmpeq_epi32(x, y);
+        else if constexpr (std::is_same_v<Fn, fn::not_equal_fn>) m = _mm256_xor_si256(_mm256_cmpeq_epi32(x, y), _mm256_set1_epi32(-1));
+        else if constexpr (std::is_same_v<Fn, fn::less_fn>) m = _mm256_cmpgt_epi32(y, x);
+        else if constexpr (std::is_same_v<Fn, fn::greater_fn>) m = _mm256_cmpgt_epi32(x, y);
+        else if constexpr (std::is_same_v<Fn, fn::less_equal_fn>) m = _mm256_xor_si256(_mm256_cmpgt_epi32(x, y), _mm256_set1_epi32(-1));
+        else m = _mm256_xor_si256(_mm256_cmpgt_epi32(y, x), _mm256_set1_epi32(-1));
+        return {mask_to_bool(m)};
+    }
+};
+
+// --- 64-bit integers ---------------------------------------------------------------------------------------
+template <class T, class Fn>
+    requires(is_lane64_int_v<T> &&
+             (std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
+              std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>))
+struct vectorized<T, Fn, T, T> : std::true_type {
+    static __m256i op(__m256i a, __m256i b) noexcept {
+        if constexpr (std::is_same_v<Fn, fn::add_fn>) return _mm256_add_epi64(a, b);
+        else if constexpr (std::is_same_v<Fn, fn::sub_fn>) return _mm256_sub_epi64(a, b);
+        else if constexpr (std::is_same_v<Fn, fn::bit_and_fn>) return _mm256_and_si256(a, b);
+        else if constexpr (std::is_same_v<Fn, fn::bit_or_fn>) return _mm256_or_si256(a, b);
+        else return _mm256_xor_si256(a, b);
+    }
+    static batch<T> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
+        return {{op(a.v[0], b.v[0]), op(a.v[1], b.v[1])}};
+    }
+};
+
+// --- where: a bool batch selects between two batches of the same type --------------------------------------
+template <class T>
+    requires(is_f32_batch_v<T> || is_lane32_int_v<T> || std::is_same_v<T, double> || is_lane64_int_v<T>)
+struct vectorized<T, fn::where_fn, bool, T, T> : std::true_type {
+    static batch<T> apply(const fn::where_fn&, const batch<bool>& c, const batch<T>& x, const batch<T>& y) noexcept {
+        const __m256i m = _mm256_sub_epi32(_mm256_setzero_si256(), c.v); // 1 -> all ones
+        if constexpr (is_f32_batch_v<T>) {
+            return {_mm256_blendv_ps(y.v, x.v, _mm256_castsi256_ps(m))};
+        } else if constexpr (is_lane32_int_v<T>) {
+            return {_mm256_blendv_epi8(y.v, x.v, m)};
+        } else {
+            const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(m));
+            const __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(m, 1));
+            if constexpr (std::is_same_v<T, double>)
+                return {{_mm256_blendv_pd(y.v[0], x.v[0], _mm256_castsi256_pd(lo)),
+                         _mm256_blendv_pd(y.v[1], x.v[1], _mm256_castsi256_pd(hi))}};
+            else
+                return {{_mm256_blendv_epi8(y.v[0], x.v[0], lo), _mm256_blendv_epi8(y.v[1], x.v[1], hi)}};
+        }
+    }
+};
+
+// --- complex ---------------------------------------------------------------------------------------------
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct vectorized<std::complex<float>, Fn, std::complex<float>, std::complex<float>> : std::true_type {
+    static batch<std::complex<float>> apply(const Fn&, const batch<std::complex<float>>& a,
+                                            const batch<std::complex<float>>& b) noexcept {
+        return {arith_ps<Fn>(a.re, b.re), arith_ps<Fn>(a.im, b.im)};
+    }
+};
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct vectorized<std::complex<double>, Fn, std::complex<double>, std::complex<double>> : std::true_type {
+    static batch<std::complex<double>> apply(const Fn&, const batch<std::complex<double>>& a,
+                                             const batch<std::complex<double>>& b) noexcept {
+        return {{arith_pd<Fn>(a.re[0], b.re[0]), arith_pd<Fn>(a.re[1], b.re[1])},
+                {arith_pd<Fn>(a.im[0], b.im[0]), arith_pd<Fn>(a.im[1], b.im[1])}};
+    }
+};
+template <>
+struct vectorized<std::complex<float>, fn::mul_fn, std::complex<float>, std::complex<float>> : std::true_type {
+    static batch<std::complex<float>> apply(const fn::mul_fn& f, const batch<std::complex<float>>& a,
+                                            const batch<std::complex<float>>& b) noexcept {
+        const __m256 re = _mm256_sub_ps(_mm256_mul_ps(a.re, b.re), _mm256_mul_ps(a.im, b.im));
+        const __m256 im = _mm256_add_ps(_mm256_mul_ps(a.re, b.im), _mm256_mul_ps(a.im, b.re));
+        const __m256 both_nan = _mm256_and_ps(_mm256_cmp_ps(re, re, _CMP_UNORD_Q), _mm256_cmp_ps(im, im, _CMP_UNORD_Q));
+        if (_mm256_movemask_ps(both_nan) != 0) return apply_lanes<std::complex<float>>(f, a, b);
+        return {re, im};
+    }
+};
+template <>
+struct vectorized<std::complex<double>, fn::mul_fn, std::complex<double>, std::complex<double>> : std::true_type {
+    static batch<std::complex<double>> apply(const fn::mul_fn& f, const batch<std::complex<double>>& a,
+                                             const batch<std::complex<double>>& b) noexcept {
+        batch<std::complex<double>> r;
+        int nan = 0;
+        for (int h = 0; h < 2; ++h) {
+            r.re[h] = _mm256_sub_pd(_mm256_mul_pd(a.re[h], b.re[h]), _mm256_mul_pd(a.im[h], b.im[h]));
+            r.im[h] = _mm256_add_pd(_mm256_mul_pd(a.re[h], b.im[h]), _mm256_mul_pd(a.im[h], b.re[h]));
+            nan |= _mm256_movemask_pd(
+                _mm256_and_pd(_mm256_cmp_pd(r.re[h], r.re[h], _CMP_UNORD_Q), _mm256_cmp_pd(r.im[h], r.im[h], _CMP_UNORD_Q)));
+        }
+        if (nan != 0) return apply_lanes<std::complex<double>>(f, a, b);
+        return r;
+    }
+};
+
+} // namespace mixt::simd::detail
+#endif // MIXT_SIMD_AVX2
+
+#endif // MIXT_SIMD_OPS_AVX2_HPP
