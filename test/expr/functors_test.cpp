@@ -1,0 +1,508 @@
+// mixt/expr/functors.hpp: the per-element meaning of every operation, defined for every input. Each functor
+// is fed the values where C++ has undefined behaviour or IEEE has special cases (INT_MIN, -1, 0, max,
+// shift counts at and past the width, NaN, +-inf, -0) over every type it applies to, and compared with an
+// independent reference (wide or unsigned arithmetic) and with the results the header documents. The CI
+// runs this under ASan + UBSan (preset test-asan), which proves the "no undefined behaviour" half.
+
+#include <mixt/expr/functors.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace mp = boost::mp11;
+namespace d = mixt::detail;
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+using int_types = mp::mp_list<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t, std::int16_t,
+                              std::int32_t, std::int64_t>;
+using float_types = mp::mp_list<Eigen::half, Eigen::bfloat16, float, double>;
+
+template <class T>
+std::string type_name() {
+    if constexpr (std::is_same_v<T, Eigen::half>) return "f16";
+    else if constexpr (std::is_same_v<T, Eigen::bfloat16>) return "bf16";
+    else if constexpr (std::is_same_v<T, float>) return "f32";
+    else if constexpr (std::is_same_v<T, double>) return "f64";
+    else if constexpr (std::is_same_v<T, bool>) return "b";
+    else return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
+}
+
+// The values where integer arithmetic goes wrong in C++: the extremes, their neighbours, 0, +-1.
+template <class T>
+std::vector<T> int_specials() {
+    using L = std::numeric_limits<T>;
+    std::vector<T> v{L::min(), static_cast<T>(L::min() + 1), T(0), T(1), T(2), T(3), T(7),
+                     static_cast<T>(L::max() / 2), static_cast<T>(L::max() - 1), L::max()};
+    if constexpr (std::is_signed_v<T>) {
+        for (T x : {T(-1), T(-2), T(-3), T(-7), static_cast<T>(L::min() / 2)}) v.push_back(x);
+    }
+    return v;
+}
+
+// Wraps an exact (wide) result to T: modulo 2^n, the documented integer semantics.
+template <class T>
+T wrap(i128 x) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(static_cast<u128>(x)));
+}
+
+// Python's floor division and modulo on exact values.
+i128 floor_div(i128 a, i128 b) {
+    i128 q = a / b;
+    if (q * b != a && ((a < 0) != (b < 0))) --q;
+    return q;
+}
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+    if constexpr (d::is_float_like_v<T>) {
+        if (Eigen::numext::isnan(a) && Eigen::numext::isnan(b)) return true;
+        return std::memcmp(&a, &b, sizeof(T)) == 0;
+    } else if constexpr (d::is_complex_v<T>) {
+        return same_bits(a.real(), b.real()) && same_bits(a.imag(), b.imag());
+    } else {
+        return a == b;
+    }
+}
+
+#define EXPECT_SAME(got, want) EXPECT_PRED2([](const auto& g, const auto& w) { return same_bits(g, w); }, got, want)
+
+// --- Integers -------------------------------------------------------------------------------------------
+
+TEST(functors, integer_add_subtract_multiply_negate_wrap) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        for (T a : int_specials<T>()) {
+            EXPECT_EQ(d::neg_fn{}(a), wrap<T>(-i128{a})) << type_name<T>() << " -" << +a;
+            for (T b : int_specials<T>()) {
+                SCOPED_TRACE(type_name<T>() + " " + std::to_string(+a) + ", " + std::to_string(+b));
+                EXPECT_EQ(d::add_fn{}(a, b), wrap<T>(i128{a} + i128{b}));
+                EXPECT_EQ(d::sub_fn{}(a, b), wrap<T>(i128{a} - i128{b}));
+                // The low 64 bits of the product of the low 64 bits: exact in the unsigned 128-bit type.
+                EXPECT_EQ(d::mul_fn{}(a, b), wrap<T>(static_cast<i128>(static_cast<u128>(i128{a}) *
+                                                                       static_cast<u128>(i128{b}))));
+            }
+        }
+    });
+    // The documented corner: -INT_MIN == INT_MIN.
+    EXPECT_EQ(d::neg_fn{}(std::numeric_limits<std::int32_t>::min()), std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(d::neg_fn{}(std::uint8_t{1}), std::uint8_t{255});
+    EXPECT_EQ(d::add_fn{}(std::int8_t{127}, std::int8_t{1}), std::int8_t{-128});
+    EXPECT_EQ(d::mul_fn{}(std::int64_t{-1}, std::numeric_limits<std::int64_t>::min()),
+              std::numeric_limits<std::int64_t>::min());
+    EXPECT_EQ(d::mul_fn{}(std::uint16_t{65535}, std::uint16_t{65535}), std::uint16_t{1});
+}
+
+TEST(functors, integer_floor_divide_and_modulo) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        for (T a : int_specials<T>())
+            for (T b : int_specials<T>()) {
+                SCOPED_TRACE(type_name<T>() + " " + std::to_string(+a) + ", " + std::to_string(+b));
+                const T q = d::floor_divide_fn{}(a, b);
+                const T r = d::mod_fn{}(a, b);
+                if (b == 0) {
+                    EXPECT_EQ(q, T(0));
+                    EXPECT_EQ(r, T(0));
+                } else {
+                    const i128 eq = floor_div(a, b);
+                    EXPECT_EQ(q, wrap<T>(eq));
+                    EXPECT_EQ(r, wrap<T>(i128{a} - eq * i128{b}));
+                    // Python's modulo: zero or the sign of the divisor, smaller than it.
+                    if (r != 0) {
+                        EXPECT_EQ(r < 0, b < 0);
+                    }
+                }
+            }
+    });
+    constexpr auto i32_min = std::numeric_limits<std::int32_t>::min();
+    EXPECT_EQ(d::floor_divide_fn{}(std::int32_t{7}, std::int32_t{-2}), -4);
+    EXPECT_EQ(d::floor_divide_fn{}(std::int32_t{-7}, std::int32_t{2}), -4);
+    EXPECT_EQ(d::floor_divide_fn{}(std::int32_t{-8}, std::int32_t{2}), -4);
+    EXPECT_EQ(d::mod_fn{}(std::int32_t{7}, std::int32_t{-2}), -1);
+    EXPECT_EQ(d::mod_fn{}(std::int32_t{-7}, std::int32_t{2}), 1);
+    EXPECT_EQ(d::floor_divide_fn{}(i32_min, std::int32_t{-1}), i32_min);
+    EXPECT_EQ(d::mod_fn{}(i32_min, std::int32_t{-1}), 0);
+    EXPECT_EQ(d::floor_divide_fn{}(std::int8_t{-128}, std::int8_t{-1}), std::int8_t{-128});
+    EXPECT_EQ(d::floor_divide_fn{}(std::int64_t{5}, std::int64_t{0}), 0);
+    EXPECT_EQ(d::mod_fn{}(std::int64_t{5}, std::int64_t{0}), 0);
+    EXPECT_EQ(d::floor_divide_fn{}(std::uint8_t{255}, std::uint8_t{0}), 0);
+    EXPECT_EQ(d::mod_fn{}(std::uint64_t{7}, std::uint64_t{0}), 0u);
+}
+
+TEST(functors, shifts_by_any_count) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        constexpr int bits = 8 * sizeof(T);
+        std::vector<T> counts = int_specials<T>();
+        for (int c = 0; c <= bits + 2 && c <= static_cast<int>(std::numeric_limits<T>::max()); ++c)
+            counts.push_back(static_cast<T>(c));
+        for (T a : int_specials<T>())
+            for (T c : counts) {
+                SCOPED_TRACE(type_name<T>() + " " + std::to_string(+a) + " shifted by " + std::to_string(+c));
+                const bool in_range = i128{c} >= 0 && i128{c} < bits;
+                const T left = d::shift_left_fn{}(a, c);
+                const T right = d::shift_right_fn{}(a, c);
+                if (in_range) {
+                    EXPECT_EQ(left, wrap<T>(static_cast<i128>(static_cast<u128>(i128{a}) << +c)));
+                    // Arithmetic shift: floor division by 2^c.
+                    EXPECT_EQ(right, wrap<T>(floor_div(a, i128{1} << +c)));
+                } else {
+                    EXPECT_EQ(left, T(0));
+                    EXPECT_EQ(right, a < 0 ? T(-1) : T(0));
+                }
+            }
+    });
+    EXPECT_EQ(d::shift_left_fn{}(std::int32_t{1}, std::int32_t{31}), std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(d::shift_left_fn{}(std::int32_t{1}, std::int32_t{32}), 0);
+    EXPECT_EQ(d::shift_left_fn{}(std::int32_t{1}, std::int32_t{-1}), 0);
+    EXPECT_EQ(d::shift_right_fn{}(std::int8_t{-128}, std::int8_t{7}), -1);
+    EXPECT_EQ(d::shift_right_fn{}(std::int8_t{-128}, std::int8_t{100}), -1);
+    EXPECT_EQ(d::shift_right_fn{}(std::int8_t{-128}, std::int8_t{-1}), -1);
+    EXPECT_EQ(d::shift_right_fn{}(std::int8_t{127}, std::int8_t{8}), 0);
+    EXPECT_EQ(d::shift_right_fn{}(std::uint64_t{~0ull}, std::uint64_t{64}), 0u);
+    EXPECT_EQ(d::shift_left_fn{}(std::uint8_t{0x81}, std::uint8_t{1}), std::uint8_t{2});
+}
+
+TEST(functors, bitwise) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        using U = std::make_unsigned_t<T>;
+        for (T a : int_specials<T>()) {
+            EXPECT_EQ(d::bit_not_fn{}(a), static_cast<T>(static_cast<U>(~static_cast<std::uint64_t>(a))));
+            for (T b : int_specials<T>()) {
+                const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+                EXPECT_EQ(d::bit_and_fn{}(a, b), static_cast<T>(static_cast<U>(ua & ub)));
+                EXPECT_EQ(d::bit_or_fn{}(a, b), static_cast<T>(static_cast<U>(ua | ub)));
+                EXPECT_EQ(d::bit_xor_fn{}(a, b), static_cast<T>(static_cast<U>(ua ^ ub)));
+            }
+        }
+    });
+    EXPECT_EQ(d::bit_not_fn{}(std::int8_t{0}), std::int8_t{-1});
+    EXPECT_EQ(d::bit_not_fn{}(std::uint16_t{0}), std::uint16_t{65535});
+}
+
+TEST(functors, integer_abs) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        for (T a : int_specials<T>()) {
+            const i128 exact = a < 0 ? -i128{a} : i128{a};
+            EXPECT_EQ(d::abs_fn{}(a), wrap<T>(exact)) << type_name<T>() << " " << +a;
+            static_assert(std::is_same_v<decltype(d::abs_fn{}(a)), T>);
+        }
+    });
+    EXPECT_EQ(d::abs_fn{}(std::numeric_limits<std::int8_t>::min()), std::numeric_limits<std::int8_t>::min());
+    EXPECT_EQ(d::abs_fn{}(std::numeric_limits<std::int64_t>::min()), std::numeric_limits<std::int64_t>::min());
+}
+
+template <class T>
+T pow_reference(T base, std::uint64_t e) { // repeated multiplication modulo 2^64, then wrapped
+    std::uint64_t r = 1;
+    for (std::uint64_t k = 0; k < e; ++k) r *= static_cast<std::uint64_t>(base);
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(r));
+}
+
+TEST(functors, integer_pow) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        for (T base : int_specials<T>()) {
+            for (int e = 0; e <= 70; ++e)
+                EXPECT_EQ(d::pow_fn{}(base, static_cast<T>(e)), pow_reference(base, static_cast<std::uint64_t>(e)))
+                    << type_name<T>() << " " << +base << " ** " << e;
+            // A huge exponent: even bases vanish (2^64 divides the true power), +-1 and 0 as expected.
+            const T big = std::numeric_limits<T>::max();
+            if (base % 2 == 0) {
+                EXPECT_EQ(d::pow_fn{}(base, big), T(0)) << type_name<T>() << " " << +base;
+            }
+            EXPECT_EQ(d::pow_fn{}(T(1), big), T(1));
+            if constexpr (std::is_signed_v<T>) {
+                // max is odd, max - 1 even.
+                EXPECT_EQ(d::pow_fn{}(T(-1), big), T(-1));
+                EXPECT_EQ(d::pow_fn{}(T(-1), static_cast<T>(big - 1)), T(1));
+                // Negative exponents: 1 / x**-e truncated.
+                for (T e : {T(-1), T(-2), T(-3), std::numeric_limits<T>::min()}) {
+                    const T want = base == 1 ? T(1) : base == -1 ? ((e % 2 != 0) ? T(-1) : T(1)) : T(0);
+                    EXPECT_EQ(d::pow_fn{}(base, e), want) << type_name<T>() << " " << +base << " ** " << +e;
+                }
+            }
+        }
+    });
+    EXPECT_EQ(d::pow_fn{}(std::int32_t{0}, std::int32_t{-1}), 0);
+    EXPECT_EQ(d::pow_fn{}(std::int32_t{0}, std::int32_t{0}), 1);
+    EXPECT_EQ(d::pow_fn{}(std::int32_t{2}, std::int32_t{31}), std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(d::pow_fn{}(std::int32_t{2}, std::int32_t{32}), 0);
+    EXPECT_EQ(d::pow_fn{}(std::uint8_t{3}, std::uint8_t{5}), std::uint8_t{243});
+    EXPECT_EQ(d::pow_fn{}(std::uint8_t{3}, std::uint8_t{6}), std::uint8_t{729 % 256});
+}
+
+TEST(functors, integer_min_max_clip_compare) {
+    mp::mp_for_each<int_types>([](auto t) {
+        using T = decltype(t);
+        for (T a : int_specials<T>())
+            for (T b : int_specials<T>()) {
+                EXPECT_EQ(d::minimum_fn{}(a, b), a < b ? a : b);
+                EXPECT_EQ(d::maximum_fn{}(a, b), a < b ? b : a);
+                EXPECT_EQ(d::less_fn{}(a, b), a < b);
+                EXPECT_EQ(d::less_equal_fn{}(a, b), a <= b);
+                EXPECT_EQ(d::greater_fn{}(a, b), a > b);
+                EXPECT_EQ(d::greater_equal_fn{}(a, b), a >= b);
+                EXPECT_EQ(d::equal_fn{}(a, b), a == b);
+                EXPECT_EQ(d::not_equal_fn{}(a, b), a != b);
+                if (!(b < a)) {
+                    for (T x : int_specials<T>()) EXPECT_EQ(d::clip_fn{}(x, a, b), x < a ? a : b < x ? b : x);
+                }
+            }
+    });
+}
+
+// --- Bool -----------------------------------------------------------------------------------------------
+
+TEST(functors, bool_arithmetic_is_logic) {
+    for (bool a : {false, true})
+        for (bool b : {false, true}) {
+            EXPECT_EQ(d::add_fn{}(a, b), a || b);
+            EXPECT_EQ(d::mul_fn{}(a, b), a && b);
+            EXPECT_EQ(d::logical_and_fn{}(a, b), a && b);
+            EXPECT_EQ(d::logical_or_fn{}(a, b), a || b);
+            EXPECT_EQ(d::bit_and_fn{}(a, b), a && b);
+            EXPECT_EQ(d::bit_or_fn{}(a, b), a || b);
+            EXPECT_EQ(d::bit_xor_fn{}(a, b), a != b);
+            EXPECT_EQ(d::pow_fn{}(a, b), b ? a : true); // x ** 0 == 1
+            EXPECT_EQ(d::minimum_fn{}(a, b), a && b);
+            EXPECT_EQ(d::maximum_fn{}(a, b), a || b);
+            EXPECT_EQ(d::less_fn{}(a, b), !a && b);
+            EXPECT_EQ(d::equal_fn{}(a, b), a == b);
+        }
+    EXPECT_EQ(d::logical_not_fn{}(true), false);
+    EXPECT_EQ(d::bit_not_fn{}(false), true);
+    EXPECT_EQ(d::bit_not_fn{}(true), false);
+    EXPECT_EQ(d::abs_fn{}(true), true);
+    static_assert(std::is_same_v<decltype(d::add_fn{}(true, true)), bool>);
+}
+
+// --- Floating point ---------------------------------------------------------------------------------------
+
+template <class T>
+T f(double x) {
+    return static_cast<T>(x);
+}
+template <class T>
+T nan_v() {
+    return std::numeric_limits<T>::quiet_NaN();
+}
+template <class T>
+T inf_v() {
+    return std::numeric_limits<T>::infinity();
+}
+
+template <class T>
+std::vector<T> float_specials() {
+    using L = std::numeric_limits<T>;
+    return {T(0), f<T>(-0.0), T(1), f<T>(-1.0), f<T>(0.5), f<T>(-2.5), f<T>(7.0), f<T>(-7.0), L::max(), L::lowest(),
+            L::min(), L::denorm_min(), L::infinity(), f<T>(-static_cast<double>(L::infinity())), L::quiet_NaN()};
+}
+
+TEST(functors, float_arithmetic_rounds_once_in_the_compute_type) {
+    mp::mp_for_each<float_types>([](auto t) {
+        using T = decltype(t);
+        using C = d::compute_t<T>; // f16 and bf16 compute in f32
+        for (T a : float_specials<T>()) {
+            EXPECT_SAME(d::neg_fn{}(a), static_cast<T>(-static_cast<C>(a)));
+            EXPECT_SAME(d::abs_fn{}(a), static_cast<T>(std::abs(static_cast<C>(a))));
+            for (T b : float_specials<T>()) {
+                const C ca = static_cast<C>(a), cb = static_cast<C>(b);
+                SCOPED_TRACE(type_name<T>() + " " + std::to_string(static_cast<double>(ca)) + ", " +
+                             std::to_string(static_cast<double>(cb)));
+                EXPECT_SAME(d::add_fn{}(a, b), static_cast<T>(ca + cb));
+                EXPECT_SAME(d::sub_fn{}(a, b), static_cast<T>(ca - cb));
+                EXPECT_SAME(d::mul_fn{}(a, b), static_cast<T>(ca * cb));
+                EXPECT_SAME(d::div_fn{}(a, b), static_cast<T>(ca / cb));
+                EXPECT_EQ(d::equal_fn{}(a, b), ca == cb);
+                EXPECT_EQ(d::not_equal_fn{}(a, b), ca != cb);
+                EXPECT_EQ(d::less_fn{}(a, b), ca < cb);
+                EXPECT_EQ(d::less_equal_fn{}(a, b), ca <= cb);
+                EXPECT_EQ(d::greater_fn{}(a, b), ca > cb);
+                EXPECT_EQ(d::greater_equal_fn{}(a, b), ca >= cb);
+            }
+        }
+    });
+    // f16: 65504 + 16 = 65520 lies halfway to 2^16 and rounds (to even) to inf; 2048 + 1 ties back to 2048.
+    EXPECT_TRUE(Eigen::numext::isinf(d::add_fn{}(Eigen::half(65504.0f), Eigen::half(16.0f))));
+    EXPECT_EQ(static_cast<float>(d::add_fn{}(Eigen::half(2048.0f), Eigen::half(1.0f))), 2048.0f);
+    EXPECT_EQ(static_cast<float>(d::add_fn{}(Eigen::bfloat16(256.0f), Eigen::bfloat16(1.0f))), 256.0f);
+    EXPECT_TRUE(Eigen::numext::isnan(d::div_fn{}(0.0f, 0.0f)));
+    EXPECT_EQ(d::div_fn{}(-1.0, 0.0), -inf_v<double>());
+    EXPECT_TRUE(std::signbit(d::neg_fn{}(0.0f)));
+    EXPECT_FALSE(std::signbit(d::abs_fn{}(-0.0)));
+    EXPECT_FALSE(d::equal_fn{}(nan_v<float>(), nan_v<float>()));
+    EXPECT_TRUE(d::not_equal_fn{}(nan_v<double>(), nan_v<double>()));
+    EXPECT_TRUE(d::equal_fn{}(0.0, -0.0));
+}
+
+// NumPy's floor_divide and remainder: fmod adjusted to the divisor's sign, the quotient snapped to an integer.
+struct divmod_case {
+    double a, b, q, r;
+};
+TEST(functors, float_floor_divide_and_modulo_are_numpys) {
+    const double inf = inf_v<double>(), nan = nan_v<double>();
+    const divmod_case cases[] = {
+        {7, 2, 3, 1},          {7, -2, -4, -1},     {-7, 2, -4, 1},     {-7, -2, 3, -1},   {6, 3, 2, 0},
+        {-6, 3, -2, 0},        {6, -3, -2, -0.0},   {0, 5, 0, 0},       {-0.0, 5, -0.0, 0}, {0, -5, -0.0, -0.0},
+        {7.5, 2, 3, 1.5},      {-7.5, 2, -4, 0.5},  {1, inf, 0, 1},     {-1, inf, -1, inf}, {1, -inf, -1, -inf},
+        {inf, 1, nan, nan},    {1, 0, inf, nan},    {-1, 0, -inf, nan}, {0, 0, nan, nan},   {nan, 1, nan, nan},
+        {1, nan, nan, nan},    {-0.5, 1, -1, 0.5},
+    };
+    mp::mp_for_each<float_types>([&](auto t) {
+        using T = decltype(t);
+        for (const auto& c : cases) {
+            SCOPED_TRACE(type_name<T>() + " " + std::to_string(c.a) + " divmod " + std::to_string(c.b));
+            EXPECT_SAME(d::floor_divide_fn{}(f<T>(c.a), f<T>(c.b)), f<T>(c.q));
+            EXPECT_SAME(d::mod_fn{}(f<T>(c.a), f<T>(c.b)), f<T>(c.r));
+        }
+        // The identity a == b * q + r and r having b's sign, where r is not rounded away (moderate values).
+        for (T a : float_specials<T>())
+            for (T b : float_specials<T>()) {
+                const double da = static_cast<double>(a), db = static_cast<double>(b);
+                const auto moderate = [](double x) { return std::abs(x) >= 0.25 && std::abs(x) <= 1e4; };
+                if (!moderate(da) || !moderate(db)) continue;
+                const double q = static_cast<double>(d::floor_divide_fn{}(a, b));
+                const double r = static_cast<double>(d::mod_fn{}(a, b));
+                EXPECT_EQ(q, std::floor(q));
+                EXPECT_NEAR(db * q + r, da, 1e-3 * std::abs(da) + 1e-30) << da << " divmod " << db;
+                if (r != 0) {
+                    EXPECT_EQ(r < 0, db < 0);
+                }
+            }
+    });
+}
+
+TEST(functors, float_min_max_clip_propagate_nan) {
+    mp::mp_for_each<float_types>([](auto t) {
+        using T = decltype(t);
+        for (T a : float_specials<T>())
+            for (T b : float_specials<T>()) {
+                const double da = static_cast<double>(a), db = static_cast<double>(b);
+                const T mn = d::minimum_fn{}(a, b), mx = d::maximum_fn{}(a, b);
+                if (std::isnan(da) || std::isnan(db)) {
+                    EXPECT_TRUE(Eigen::numext::isnan(mn));
+                    EXPECT_TRUE(Eigen::numext::isnan(mx));
+                } else {
+                    EXPECT_EQ(static_cast<double>(mn), std::min(da, db));
+                    EXPECT_EQ(static_cast<double>(mx), std::max(da, db));
+                }
+            }
+        const T nan = nan_v<T>();
+        EXPECT_TRUE(Eigen::numext::isnan(d::clip_fn{}(nan, T(0), T(1))));
+        EXPECT_TRUE(Eigen::numext::isnan(d::clip_fn{}(T(0.5f), nan, T(1))));
+        EXPECT_TRUE(Eigen::numext::isnan(d::clip_fn{}(T(0.5f), T(0), nan)));
+        EXPECT_SAME(d::clip_fn{}(inf_v<T>(), T(0), T(1)), T(1));
+        EXPECT_SAME(d::clip_fn{}(f<T>(-2.5), T(0), T(1)), T(0));
+        EXPECT_SAME(d::clip_fn{}(T(0.5f), T(0), T(1)), T(0.5f));
+        EXPECT_SAME(d::clip_fn{}(T(0.5f), T(1), T(0)), T(0)); // low > high: high wins, as NumPy
+    });
+}
+
+TEST(functors, float_pow) {
+    mp::mp_for_each<float_types>([](auto t) {
+        using T = decltype(t);
+        using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        for (T a : float_specials<T>())
+            for (T b : float_specials<T>())
+                EXPECT_SAME(d::pow_fn{}(a, b), static_cast<T>(std::pow(static_cast<C>(a), static_cast<C>(b))));
+        // An integer exponent keeps the base's type; the exponent is not converted to it first.
+        static_assert(std::is_same_v<decltype(d::pow_fn{}(T(2), std::int64_t{3})), T>);
+        EXPECT_SAME(d::pow_fn{}(T(2), std::int8_t{-1}), T(0.5f));
+        EXPECT_SAME(d::pow_fn{}(T(2), std::int64_t{3}), T(8));
+        EXPECT_SAME(d::pow_fn{}(T(-2), std::int32_t{3}), T(-8));
+        EXPECT_SAME(d::pow_fn{}(T(0), std::int32_t{-1}), inf_v<T>());
+        EXPECT_SAME(d::pow_fn{}(nan_v<T>(), std::int32_t{0}), T(1));
+        EXPECT_SAME(d::pow_fn{}(T(1), nan_v<T>()), T(1));
+        EXPECT_TRUE(Eigen::numext::isnan(d::pow_fn{}(f<T>(-8.0), T(0.5f))));
+        EXPECT_SAME(d::pow_fn{}(T(2), std::numeric_limits<std::uint64_t>::max()), inf_v<T>());
+        EXPECT_SAME(d::pow_fn{}(T(2), std::numeric_limits<std::int64_t>::min()), T(0));
+    });
+    // f16: 2 ** 16 overflows the half range.
+    EXPECT_TRUE(Eigen::numext::isinf(d::pow_fn{}(Eigen::half(2.0f), std::int32_t{16})));
+}
+
+TEST(functors, float_functions_on_special_values) {
+    mp::mp_for_each<float_types>([](auto t) {
+        using T = decltype(t);
+        const T nan = nan_v<T>(), inf = inf_v<T>(), minus_inf = f<T>(-std::numeric_limits<double>::infinity());
+        EXPECT_TRUE(Eigen::numext::isnan(d::sqrt_fn{}(T(-1))));
+        EXPECT_SAME(d::sqrt_fn{}(f<T>(-0.0)), f<T>(-0.0));
+        EXPECT_SAME(d::sqrt_fn{}(inf), inf);
+        EXPECT_SAME(d::sqrt_fn{}(T(4)), T(2));
+        EXPECT_SAME(d::log_fn{}(T(0)), minus_inf);
+        EXPECT_TRUE(Eigen::numext::isnan(d::log_fn{}(T(-1))));
+        EXPECT_SAME(d::log_fn{}(T(1)), T(0));
+        EXPECT_SAME(d::exp_fn{}(minus_inf), T(0));
+        EXPECT_SAME(d::exp_fn{}(inf), inf);
+        EXPECT_SAME(d::exp_fn{}(T(0)), T(1));
+        EXPECT_TRUE(Eigen::numext::isnan(d::sin_fn{}(inf)));
+        EXPECT_TRUE(Eigen::numext::isnan(d::cos_fn{}(minus_inf)));
+        EXPECT_SAME(d::sin_fn{}(f<T>(-0.0)), f<T>(-0.0));
+        EXPECT_SAME(d::tanh_fn{}(inf), T(1));
+        EXPECT_SAME(d::tanh_fn{}(minus_inf), T(-1));
+        for (auto fn_nan : {d::sqrt_fn{}(nan), d::exp_fn{}(nan), d::log_fn{}(nan), d::sin_fn{}(nan),
+                            d::cos_fn{}(nan), d::tanh_fn{}(nan), d::abs_fn{}(nan), d::neg_fn{}(nan)})
+            EXPECT_TRUE(Eigen::numext::isnan(fn_nan));
+    });
+}
+
+// --- Complex ----------------------------------------------------------------------------------------------
+
+TEST(functors, complex) {
+    using C = std::complex<float>;
+    const float nan = nan_v<float>();
+    // Lexicographic order, NaN in either part propagates.
+    EXPECT_EQ(d::minimum_fn{}(C(1, 5), C(2, -5)), C(1, 5));
+    EXPECT_EQ(d::maximum_fn{}(C(1, 5), C(1, 6)), C(1, 6));
+    EXPECT_EQ(d::minimum_fn{}(C(1, 5), C(1, 6)), C(1, 5));
+    EXPECT_TRUE(std::isnan(d::minimum_fn{}(C(0, nan), C(1, 1)).imag()));
+    EXPECT_TRUE(std::isnan(d::maximum_fn{}(C(1, 1), C(nan, 0)).real()));
+    EXPECT_EQ(d::clip_fn{}(C(5, 0), C(0, 0), C(1, 1)), C(1, 1));
+    // abs is the magnitude, in the real type, without overflow in the intermediate.
+    static_assert(std::is_same_v<decltype(d::abs_fn{}(C(3, 4))), float>);
+    EXPECT_EQ(d::abs_fn{}(C(3, 4)), 5.0f);
+    EXPECT_EQ(d::abs_fn{}(std::complex<double>(3e300, 4e300)), 5e300);
+    EXPECT_EQ(d::real_fn{}(C(3, 4)), 3.0f);
+    EXPECT_EQ(d::imag_fn{}(C(3, 4)), 4.0f);
+    EXPECT_EQ(d::imag_fn{}(2.5), 0.0);
+    EXPECT_EQ(d::conj_fn{}(C(3, 4)), C(3, -4));
+    EXPECT_TRUE(d::equal_fn{}(C(1, 2), C(1, 2)));
+    EXPECT_TRUE(d::not_equal_fn{}(C(1, 2), C(1, -2)));
+    EXPECT_FALSE(d::equal_fn{}(C(nan, 0), C(nan, 0)));
+    EXPECT_EQ(d::add_fn{}(C(1, 2), C(3, 4)), C(4, 6));
+    EXPECT_EQ(d::mul_fn{}(C(1, 2), C(3, 4)), C(-5, 10));
+    EXPECT_EQ(d::neg_fn{}(C(1, -2)), C(-1, 2));
+    // pow with an integer exponent keeps the base's type.
+    static_assert(std::is_same_v<decltype(d::pow_fn{}(C(0, 1), std::int32_t{2})), C>);
+    const C i2 = d::pow_fn{}(C(0, 1), std::int32_t{2});
+    EXPECT_NEAR(i2.real(), -1.0f, 1e-6f);
+    EXPECT_NEAR(i2.imag(), 0.0f, 1e-6f);
+    EXPECT_TRUE(std::isnan(d::sqrt_fn{}(C(nan, 0)).real()));
+    EXPECT_EQ(d::sqrt_fn{}(C(-4, 0)), C(0, 2));
+}
+
+TEST(functors, where_and_identity) {
+    EXPECT_EQ(d::where_fn{}(true, 1, 2), 1);
+    EXPECT_EQ(d::where_fn{}(false, 1, 2), 2);
+    EXPECT_TRUE(std::isnan(d::where_fn{}(true, nan_v<double>(), 0.0)));
+    EXPECT_EQ(d::identity_fn{}(std::int8_t{-3}), std::int8_t{-3});
+}
+
+} // namespace
