@@ -95,11 +95,15 @@ struct materialize_impl<Policy, Node> {
 template <class Policy, class... Ts>
 struct promote_in {};
 template <class Policy, class... Ts>
+using fold_node_t = typename lattice<Policy>::template node_at<static_cast<std::size_t>(fold_join<Policy, Ts...>())>;
+// `type` comes from the base class: where the joined node has no storage type (a user's own node, or a weak node
+// the policy does not materialize), promote_t over C++ types is then undefined (SFINAE), not ill-formed.
+template <class Policy, class... Ts>
     requires(sizeof...(Ts) > 0 && fold_join<Policy, Ts...>() >= 0)
-struct promote_in<Policy, Ts...> {
-    using node = typename lattice<Policy>::template node_at<static_cast<std::size_t>(fold_join<Policy, Ts...>())>;
-    using type = typename std::conditional_t<(is_node_arg_v<Policy, Ts> || ...), std::type_identity<node>,
-                                             storage_impl<typename materialize_impl<Policy, node>::type>>::type;
+struct promote_in<Policy, Ts...>
+    : std::conditional_t<(is_node_arg_v<Policy, Ts> || ...), std::type_identity<fold_node_t<Policy, Ts...>>,
+                         storage_impl<typename materialize_impl<Policy, fold_node_t<Policy, Ts...>>::type>> {
+    using node = fold_node_t<Policy, Ts...>;
 };
 
 template <class T>
