@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <ostream>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,6 +22,11 @@
 #include <boost/hana/size.hpp>
 #include <boost/hana/type.hpp>
 #include <gtest/gtest.h>
+
+namespace mixt {
+// gtest prints dtypes (and sets of them) by name in failure messages.
+inline void PrintTo(dtype d, std::ostream* os) { *os << name(d); }
+} // namespace mixt
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <fstream>
 #include <optional>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -23,9 +24,15 @@
 #include <utility>
 #include <vector>
 
+#include <boost/hana/map.hpp>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 #include <gtest/gtest.h>
+
+namespace mixt {
+// gtest prints dtypes (and std::optional<dtype>) by name in failure messages.
+inline void PrintTo(dtype d, std::ostream* os) { *os << name(d); }
+} // namespace mixt
 
 namespace {
 
@@ -505,8 +512,44 @@ TEST(promote_traits, variadic) {
     EXPECT_TRUE((std::is_same_v<promote_t<bool, std::int8_t, std::uint8_t, std::int32_t>, std::int32_t>));
     EXPECT_TRUE((std::is_same_v<promote_t<std::uint64_t, std::int8_t, float>, float>));
     EXPECT_TRUE((std::is_same_v<promote_t<dt::bf16, dt::i8, dt::f16, dt::weak_complex>, dt::c64>));
+    EXPECT_TRUE((std::is_same_v<promote_t<dt::bf16, dt::f16, dt::i8>, dt::f32>)); // not bf16 v i8
+    EXPECT_TRUE((std::is_same_v<promote_t<Eigen::bfloat16, Eigen::half, std::int8_t>, float>));
     EXPECT_FALSE((has_promotion_v<std::int8_t, std::uint8_t, dt::int4>));
     EXPECT_FALSE((has_promotion_v<dt::int4, std::int8_t, std::uint8_t>));
+}
+
+// Variadic promote_t is the join of all its arguments: equal to the pairwise fold in either bracketing, and
+// undefined exactly where the fold is. Over every triple of a sample of tags that covers each kind.
+struct triple_answer {
+    dtype a, b, c;
+    bool ok;
+};
+template <class A, class B, class C>
+constexpr triple_answer triple() {
+    constexpr std::optional<dtype> ab = promote_types(A::value, B::value);
+    constexpr std::optional<dtype> bc = promote_types(B::value, C::value);
+    constexpr std::optional<dtype> left = ab ? promote_types(*ab, C::value) : std::nullopt;
+    constexpr std::optional<dtype> right = bc ? promote_types(A::value, *bc) : std::nullopt;
+    bool ok = left == right;
+    if constexpr (has_promotion_v<A, B, C>)
+        ok = ok && left && promote_t<A, B, C>::value == *left;
+    else
+        ok = ok && !left;
+    return {A::value, B::value, C::value, ok};
+}
+template <class... Triples>
+constexpr std::array<triple_answer, sizeof...(Triples)> triples(mp::mp_list<Triples...>) {
+    return {triple<mp::mp_at_c<Triples, 0>, mp::mp_at_c<Triples, 1>, mp::mp_at_c<Triples, 2>>()...};
+}
+using sample_tags = mp::mp_list<dt::bool_, dt::u8, dt::i8, dt::u64, dt::bf16, dt::f16, dt::weak_int, dt::weak_float,
+                                dt::c64, dt::float8_e4m3fn>;
+
+TEST(promote_traits, variadic_is_the_join_of_all_arguments) {
+    constexpr auto answers = triples(mp::mp_product<mp::mp_list, sample_tags, sample_tags, sample_tags>{});
+    EXPECT_EQ(answers.size(), 1000u);
+    for (const triple_answer& t : answers)
+        EXPECT_TRUE(t.ok) << "promote_t<" << mixt::short_name(t.a) << ", " << mixt::short_name(t.b) << ", "
+                          << mixt::short_name(t.c) << ">";
 }
 
 TEST(promote_traits, the_policy_may_be_anywhere_in_the_list) {
@@ -582,6 +625,41 @@ TEST(promote_traits, materialize_and_result_storage) {
     // A storage-type promotion is result_storage_t of the tag promotion.
     EXPECT_TRUE((std::is_same_v<promote_t<std::uint64_t, std::int64_t>,
                                 mixt::result_storage_t<promote_t<dt::u64, dt::i64>>>));
+}
+
+// A user's policy whose joins may be nodes without a storage type: with C++ types in, such a join has no
+// C++ result, and the traits say so without a hard error; with a tag or the node in, the result is the node.
+struct q16 {
+    static constexpr std::string_view name = "q16";
+};
+struct fixed_point {
+    static constexpr std::string_view name = "fixed_point";
+    static constexpr auto edges = boost::hana::make_map(mixt::up<dt::i8, dt::i16, q16>, mixt::up<dt::i16, q16>,
+                                                        mixt::up<dt::u8, q16>, mixt::up<q16>);
+    static constexpr auto weak_types = boost::hana::make_map();
+};
+// Weak nodes, but no weak_types: a weak join cannot be stored.
+struct unmaterialized {
+    static constexpr std::string_view name = "unmaterialized";
+    static constexpr auto edges = boost::hana::make_map(mixt::up<dt::u64, dt::weak_float>,
+                                                        mixt::up<dt::i64, dt::weak_float>, mixt::up<dt::weak_float>);
+    static constexpr auto weak_types = boost::hana::make_map();
+};
+
+TEST(promote_user_policy, joins_without_storage_are_sfinae_friendly) {
+    EXPECT_TRUE((std::is_same_v<promote_t<std::int8_t, std::int16_t, fixed_point>, std::int16_t>));
+    EXPECT_TRUE((std::is_same_v<promote_t<dt::i16, dt::u8, fixed_point>, q16>));
+    EXPECT_TRUE((std::is_same_v<promote_t<std::int16_t, q16, fixed_point>, q16>));
+    EXPECT_TRUE((std::is_same_v<mixt::join_t<fixed_point, dt::i16, dt::u8>, q16>));
+    EXPECT_FALSE((has_promotion_v<std::int16_t, std::uint8_t, fixed_point>));
+    EXPECT_FALSE((promotable<std::int16_t, std::uint8_t, fixed_point>));
+    EXPECT_FALSE((has_promotion_v<float, std::int8_t, fixed_point>)); // f32 is not a node
+    EXPECT_FALSE(mixt::promote_types(dtype::int16, dtype::uint8, fixed_point{})); // q16 is not a dtype
+    EXPECT_EQ(mixt::promote_types(dtype::int8, dtype::int16, fixed_point{}), dtype::int16);
+
+    EXPECT_TRUE((std::is_same_v<promote_t<dt::u64, dt::i64, unmaterialized>, dt::weak_float>));
+    EXPECT_FALSE((has_promotion_v<std::uint64_t, std::int64_t, unmaterialized>));
+    EXPECT_TRUE((std::is_same_v<mixt::materialize_t<dt::weak_float, unmaterialized>, dt::weak_float>));
 }
 
 TEST(promote_policies, parse_and_visit) {
