@@ -1,0 +1,112 @@
+# Compile tests of expressions and assignment: an operation a dtype does not have, an undefined promotion
+# under a stricter policy, two policies, ranks or layouts in one expression, and assignments the lattice does
+# not allow, each stop compilation with mixt's own message AND name the operation and dtypes (as template
+# arguments of mixt's error templates). One representative per message and kind of operation; the full
+# 22 x 18 x 18 table of which cells are defined is test/expr/result_table_*. The valid twins (each case with
+# the one change that makes it legal) compile together in expr.valid_twins, so a case cannot pass because of
+# an unrelated error in the shared prelude.
+
+set(_mixt_expr_prelude [=[
+#include <complex>
+#include <cstdint>
+#include <mixt/mixt.hpp>
+template <class T, int N = 1, int L = Eigen::ColMajor>
+Eigen::Tensor<T, N, L> t;
+using c64 = std::complex<float>;
+using strict = mixt::policy::jax_strict;
+using array_api = mixt::policy::array_api;
+]=])
+
+# _mixt_expr_case(<name> <code> <message regex> [<regex of the names in the instantiation context>]):
+# both regexes must match, in either order (GCC prints the instantiation first, Clang the message first).
+function(_mixt_expr_case name code message)
+  if(ARGC GREATER 3)
+    set(regex "(${message}).*(${ARGV3})|(${ARGV3}).*(${message})")
+  else()
+    set(regex "${message}")
+  endif()
+  mixt_expect_compile_fail(${name} CODE "${_mixt_expr_prelude}\n${code}\n" REGEX "${regex}")
+endfunction()
+
+set(_not_defined "mixt: this operation is not defined for this dtype")
+set(_no_path "mixt: input dtypes have no available implicit dtype promotion path under this policy")
+
+_mixt_expr_case(expr.bool_subtract
+  "auto e = mixt::lazy(t<bool>) - mixt::lazy(t<bool>);"
+  "${_not_defined}" "not_defined_for_dtype<mixt::op::subtract, mixt::dtype_tag<mixt::dtype::bool_>")
+_mixt_expr_case(expr.complex_ordered_comparison
+  "auto e = mixt::lazy(t<c64>) < mixt::lazy(t<c64>);"
+  "${_not_defined}"
+  "not_defined_for_dtype<mixt::op::compare_op<mixt::detail::less_fn, true>, mixt::dtype_tag<mixt::dtype::complex64>")
+_mixt_expr_case(expr.float_bitwise_and
+  "auto e = mixt::lazy(t<float>) & mixt::lazy(t<float>);"
+  "${_not_defined}" "not_defined_for_dtype<mixt::op::bit_and, mixt::dtype_tag<mixt::dtype::float32>")
+_mixt_expr_case(expr.float_shift_by_literal
+  "auto e = mixt::lazy(t<float>) << 1;"
+  "${_not_defined}" "not_defined_for_dtype<mixt::op::shift_left, mixt::dtype_tag<mixt::dtype::float32>")
+_mixt_expr_case(expr.int_logical_and
+  "auto e = mixt::lazy(t<std::int8_t>) && mixt::lazy(t<std::int8_t>);"
+  "${_not_defined}" "not_defined_for_dtype<mixt::op::logical_and, mixt::dtype_tag<mixt::dtype::int8>")
+_mixt_expr_case(expr.complex_floor_divide
+  "auto e = mixt::floor_divide(mixt::lazy(t<c64>), mixt::lazy(t<c64>));"
+  "${_not_defined}" "not_defined_for_dtype<mixt::op::floor_divide, mixt::dtype_tag<mixt::dtype::complex64>")
+_mixt_expr_case(expr.jax_strict_i8_plus_i16
+  "auto e = mixt::lazy<strict>(t<std::int8_t>) + mixt::lazy<strict>(t<std::int16_t>);"
+  "${_no_path}"
+  "no_implicit_promotion<mixt::op::add, mixt::dtype_tag<mixt::dtype::int8>, mixt::dtype_tag<mixt::dtype::int16>, mixt::policy::jax_strict")
+_mixt_expr_case(expr.array_api_int_plus_float
+  "auto e = mixt::lazy<array_api>(t<std::int8_t>) + mixt::lazy<array_api>(t<float>);"
+  "${_no_path}"
+  "no_implicit_promotion<mixt::op::add, mixt::dtype_tag<mixt::dtype::int8>, mixt::dtype_tag<mixt::dtype::float32>, mixt::policy::array_api")
+_mixt_expr_case(expr.array_api_has_no_f16
+  "auto e = mixt::lazy<array_api>(t<Eigen::half>) * mixt::lazy<array_api>(t<Eigen::half>);"
+  "mixt: this dtype is not a node of the policy"
+  "not_a_node<mixt::op::multiply, mixt::dtype_tag<mixt::dtype::float16>, mixt::policy::array_api")
+_mixt_expr_case(expr.two_policies
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy(t<float>);"
+  "mixt: an expression mixes two promotion policies"
+  "common_policy<mixt::policy::jax_x32, mixt::policy::jax")
+_mixt_expr_case(expr.rank_mismatch
+  "auto e = mixt::lazy(t<float, 1>) + mixt::lazy(t<float, 2>);"
+  "mixt: the operands of an expression have different ranks")
+_mixt_expr_case(expr.layout_mismatch
+  "auto e = mixt::lazy(t<float, 2>) + mixt::lazy(t<float, 2, Eigen::RowMajor>);"
+  "mixt: the operands of an expression mix row-major and column-major tensors")
+_mixt_expr_case(expr.leaf_scalar_not_a_dtype
+  "auto e = mixt::lazy(t<long double>);"
+  "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes")
+_mixt_expr_case(eval.assign_float_into_int
+  "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
+  "does not promote implicitly to the destination"
+  "not_implicitly_convertible<mixt::dtype_tag<mixt::dtype::float32>, mixt::dtype_tag<mixt::dtype::int32>, mixt::policy::jax")
+_mixt_expr_case(eval.assign_into_other_rank
+  "void f() { mixt::assign(t<float, 2>, mixt::lazy(t<float>) + 1); }"
+  "mixt: assign: the destination's rank differs from the expression's")
+_mixt_expr_case(eval.assign_into_other_layout
+  "void f() { mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2>) + 1); }"
+  "mixt: assign: the destination's layout \\(row- or column-major\\) differs")
+
+mixt_expect_compiles(expr.valid_twins CODE "${_mixt_expr_prelude}
+void twins() {
+    auto bool_add = mixt::lazy(t<bool>) + mixt::lazy(t<bool>);
+    auto complex_equal = mixt::lazy(t<c64>) == mixt::lazy(t<c64>);
+    auto int_bitwise_and = mixt::lazy(t<std::int32_t>) & mixt::lazy(t<std::int32_t>);
+    auto int_shift = mixt::lazy(t<std::int32_t>) << 1;
+    auto bool_logical_and = mixt::lazy(t<bool>) && mixt::lazy(t<bool>);
+    auto float_floor_divide = mixt::floor_divide(mixt::lazy(t<float>), mixt::lazy(t<float>));
+    auto strict_cast = mixt::lazy<strict>(t<std::int16_t>) + mixt::cast<std::int16_t>(mixt::lazy<strict>(t<std::int8_t>));
+    auto strict_literal = mixt::lazy<strict>(t<std::int8_t>) + 1;
+    auto array_api_ints = mixt::lazy<array_api>(t<std::int8_t>) + mixt::lazy<array_api>(t<std::int16_t>);
+    auto array_api_f32 = mixt::lazy<array_api>(t<float>) * mixt::lazy<array_api>(t<float>);
+    auto one_policy = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy<mixt::policy::jax_x32>(t<float>);
+    auto same_rank = mixt::lazy(t<float, 2>) + mixt::lazy(t<float, 2>);
+    auto same_layout = mixt::lazy(t<float, 2, Eigen::RowMajor>) + mixt::lazy(t<float, 2, Eigen::RowMajor>);
+    auto double_leaf = mixt::lazy(t<double>);
+    mixt::assign(t<float>, mixt::lazy(t<std::int32_t>) + 1);
+    mixt::assign(t<std::int32_t>, mixt::cast<std::int32_t>(mixt::lazy(t<float>) + 1));
+    mixt::assign(t<float, 2>, mixt::lazy(t<float, 2>) + 1);
+    mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2, Eigen::RowMajor>) + 1);
+    (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
+    (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
+    (void)one_policy; (void)same_rank; (void)same_layout; (void)double_leaf;
+}")
