@@ -1,0 +1,38 @@
+#ifndef MIXT_SIMD_ARCH_HPP
+#define MIXT_SIMD_ARCH_HPP
+
+// Which implementation of mixt::simd this translation unit gets, decided once from the compiler's target
+// flags: MIXT_SIMD_AVX2 is 1 for AVX2 builds (-mavx2, -march=x86-64-v3, -march=native on Haswell or
+// later; AVX-512 builds use the same code), else 0 (SSE2-only x86-64, ARM, ...: portable scalar loops).
+// MIXT_SIMD_F16C is 1 when F16C's half <-> float instructions may be used as well.
+//
+// Define MIXT_SIMD_NO_AVX2 to get the portable batches in an AVX2 build. As with Eigen's own vectorization
+// switches, every translation unit of a program must see the same setting: the batch layouts differ.
+//
+//   #if MIXT_SIMD_AVX2
+//   static_assert(sizeof(mixt::simd::batch<std::int8_t>) == 32);  // one __m256i of 8 x 32-bit lanes
+//   #endif
+
+#if defined(__AVX2__) && !defined(MIXT_SIMD_NO_AVX2)
+#define MIXT_SIMD_AVX2 1
+#else
+#define MIXT_SIMD_AVX2 0
+#endif
+
+#if MIXT_SIMD_AVX2 && defined(__F16C__)
+#define MIXT_SIMD_F16C 1
+#else
+#define MIXT_SIMD_F16C 0
+#endif
+
+namespace mixt::simd {
+
+/// Whether batches are AVX2 registers (true) or arrays converted lane by lane (false).
+inline constexpr bool avx2 = MIXT_SIMD_AVX2 != 0;
+
+/// Whether f16 <-> f32 batch conversions use F16C instructions (else a per-lane loop).
+inline constexpr bool f16c = MIXT_SIMD_F16C != 0;
+
+} // namespace mixt::simd
+
+#endif // MIXT_SIMD_ARCH_HPP
