@@ -1,0 +1,86 @@
+// mixt-bench: the benchmark suite. Google Benchmark's flags apply, plus
+//   --mixt_check       compare every variant with mixt::eval at a small size, print one line per
+//                      expression, and exit (0 when all agree)
+//   --mixt_sizes=N,..  the sizes to register (default: 4096,262144,16777216)
+// Without --mixt_check the comparison still runs first, silently, and a disagreement stops the program:
+// a benchmark of a wrong result is no benchmark.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "suite.hpp"
+
+namespace {
+
+using namespace mixt_suite;
+
+bool for_each_group(action a, index_t n) {
+    bool ok = true;
+    for (auto* group : {group_1, group_2, group_3, stream}) ok = group(a, n) && ok;
+    return ok;
+}
+
+const char* compiler() {
+#if defined(__clang__)
+    return "clang++ " __clang_version__;
+#elif defined(__GNUC__)
+    return "g++ " __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+std::vector<index_t> parse_sizes(const char* text) {
+    std::vector<index_t> out;
+    for (const char* p = text; *p;) {
+        char* end = nullptr;
+        const long long v = std::strtoll(p, &end, 10);
+        if (end == p || v <= 0) {
+            std::fprintf(stderr, "mixt-bench: --mixt_sizes wants positive integers separated by commas: %s\n", text);
+            std::exit(2);
+        }
+        out.push_back(static_cast<index_t>(v));
+        p = *end == ',' ? end + 1 : end;
+    }
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    bool check_only = false;
+    std::vector<index_t> chosen(std::begin(sizes), std::end(sizes));
+    std::vector<char*> rest{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--mixt_check") == 0)
+            check_only = true;
+        else if (std::strncmp(argv[i], "--mixt_sizes=", 13) == 0)
+            chosen = parse_sizes(argv[i] + 13);
+        else
+            rest.push_back(argv[i]);
+    }
+
+    if (!for_each_group(action::check, check_only ? 1 : 0)) {
+        std::fprintf(stderr, "mixt-bench: a variant computes something else than mixt::eval (see above)\n");
+        return 1;
+    }
+    if (check_only) return 0;
+
+    int rest_argc = static_cast<int>(rest.size());
+    rest.push_back(nullptr);
+    benchmark::Initialize(&rest_argc, rest.data());
+    if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+
+    benchmark::AddCustomContext("mixt_compiler", compiler());
+    benchmark::AddCustomContext("mixt_flags", MIXT_BENCH_FLAGS);
+    benchmark::AddCustomContext("mixt_threads", std::to_string(thread_count()));
+    for_each_group(action::describe, 0);
+    for (const index_t n : chosen) for_each_group(action::register_benchmarks, n);
+
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,339 @@
+#ifndef MIXT_BENCH_SUITE_HPP
+#define MIXT_BENCH_SUITE_HPP
+
+// The machinery of mixt's benchmark suite (the program mixt-bench). An expression of the suite is a class
+// with
+//   - `id`, `text`: its fixed id (`E3`) and what it computes (`i8 + f16 * f32`);
+//   - `inputs`: the storage types of its leaves, `result`: its result dtype (checked against mixt::value_t);
+//   - `expression(in...)`: the mixt expression over the input tensors;
+//   - `hand_loop(n, r, in...)`: a plain loop over raw pointers with static_casts, one statement per node, so
+//     it rounds where mixt rounds (and no compiler contracts a * b + c into an fma where mixt does not);
+//   - `eigen_cast(r, in...)`: idiomatic Eigen 3.4 with .cast<>(), one fused Eigen expression;
+//   - `temps` and `eigen_unfused(temps, r, in...)`: eager evaluation, as PyTorch runs it on the CPU: every cast
+//     and every operation is one Eigen assignment into its own temporary (kept between runs, so what is
+//     measured is the extra passes over memory, not allocation).
+// Each variant of an expression at a size is one Google Benchmark, `BM_<variant>/<id>/<n>`. Its
+// bytes_per_second and items_per_second come from the expression's own count (mixt/bench.hpp: every leaf read
+// once in its storage dtype, the result written once), whatever the variant does, so that GB/s compare
+// directly: an unfused variant moves more bytes than it is credited with.
+
+// Every TU of the program must see Eigen's thread-pool code the same way: bench/CMakeLists.txt sets this for
+// the whole target.
+#ifndef EIGEN_USE_THREADS
+#define EIGEN_USE_THREADS
+#endif
+
+// GCC 12 with -march=native on AVX-512 reports -Wmaybe-uninitialized inside its own avx512fintrin.h when it
+// inlines Eigen's bf16 packet code (Bf16ToF32: `__m512i __Y = __Y;` of _mm512_undefined_epi32). Not our code,
+// not a bug; the pragma must precede the includes to reach those locations.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include <benchmark/benchmark.h>
+
+#include <mixt/bench.hpp>
+#include <mixt/mixt.hpp>
+
+namespace mixt_suite {
+
+using index_t = Eigen::Index;
+template <class T>
+using vec = Eigen::Tensor<T, 1>;
+
+using i8 = std::int8_t;
+using i16 = std::int16_t;
+using i32 = std::int32_t;
+using i64 = std::int64_t;
+using u8 = std::uint8_t;
+using u32 = std::uint32_t;
+using f16 = Eigen::half;
+using bf16 = Eigen::bfloat16;
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
+
+/// What the program does with a group of expressions. With `check`, the size argument is a verbosity flag.
+enum class action { describe, register_benchmarks, check };
+
+// One function per translation unit (so the groups compile in parallel), called in this order.
+bool group_1(action a, index_t n); // E1-E4
+bool group_2(action a, index_t n); // E5-E8
+bool group_3(action a, index_t n); // E9-E12
+bool stream(action a, index_t n);  // stream_copy, stream_triad
+
+/// The sizes of the suite: in L1, in L2/L3, in DRAM.
+inline constexpr index_t sizes[] = {4096, 262144, 16777216};
+
+// --- Inputs --------------------------------------------------------------------------------------------
+
+// splitmix64: deterministic and cheap enough to fill the DRAM-sized inputs quickly.
+struct random_bits {
+    std::uint64_t state;
+    std::uint64_t operator()() {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [-4, 4): no overflow anywhere in the suite, exp(f16) stays finite, half the values negative.
+    float real() { return static_cast<float>(static_cast<double>((*this)() >> 11) * 0x1.0p-53 * 8.0 - 4.0); }
+};
+
+// Values in benign ranges: integers small enough that no sum or product in the suite overflows, floats in
+// [-4, 4), complex numbers with both parts there.
+template <class T>
+T random_value(random_bits& g) {
+    if constexpr (std::is_same_v<T, bool>)
+        return (g() & 1) != 0;
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+        return static_cast<T>(static_cast<int>(g() % 201) - 100);
+    else if constexpr (std::is_integral_v<T>)
+        return static_cast<T>(g() % 201);
+    else if constexpr (mixt::detail::is_complex_v<T>) {
+        using R = typename T::value_type;
+        const float re = g.real();
+        return T(static_cast<R>(re), static_cast<R>(g.real()));
+    } else
+        return static_cast<T>(g.real());
+}
+
+template <class T>
+vec<T> random_tensor(index_t n, std::uint64_t seed) {
+    vec<T> t(n);
+    random_bits g{seed};
+    for (index_t i = 0; i < n; ++i) t(i) = random_value<T>(g);
+    return t;
+}
+
+template <class T>
+vec<T> zero_tensor(index_t n) {
+    vec<T> t(n);
+    t.setConstant(T{});
+    return t;
+}
+
+// --- Workspaces --------------------------------------------------------------------------------------
+
+template <class Tuple>
+struct tensors_of;
+template <class... Ts>
+struct tensors_of<std::tuple<Ts...>> {
+    using type = std::tuple<vec<Ts>...>;
+    static type make(index_t n, std::uint64_t seed) { return make(n, seed, std::index_sequence_for<Ts...>{}); }
+    template <std::size_t... K>
+    static type make(index_t n, std::uint64_t seed, std::index_sequence<K...>) {
+        return type{random_tensor<Ts>(n, seed * 16 + K)...};
+    }
+};
+
+/// The inputs, result and temporaries of expression X at size n, shared by all its variants and repetitions.
+template <class X>
+struct workspace {
+    typename tensors_of<typename X::inputs>::type in;
+    vec<typename X::result> out;
+    typename X::temps temps{};
+
+    workspace(index_t n, std::uint64_t seed)
+        : in(tensors_of<typename X::inputs>::make(n, seed)), out(zero_tensor<typename X::result>(n)) {}
+
+    auto expression() const {
+        return std::apply([](const auto&... t) { return X::expression(t...); }, in);
+    }
+};
+
+namespace detail {
+// The one workspace alive: the benchmarks run in registration order (size, expression, variant), so keeping
+// only the latest bounds the memory to one expression at one size.
+inline std::shared_ptr<void> current_workspace;
+inline const void* current_kind = nullptr;
+inline index_t current_n = -1;
+} // namespace detail
+
+template <class X>
+workspace<X>& workspace_for(index_t n) {
+    static const char kind = 0;
+    if (detail::current_kind != &kind || detail::current_n != n) {
+        detail::current_workspace.reset();
+        std::uint64_t seed = 0;
+        for (const char* c = X::id; *c; ++c) seed = seed * 131 + static_cast<unsigned char>(*c);
+        detail::current_workspace = std::make_shared<workspace<X>>(n, seed);
+        detail::current_kind = &kind;
+        detail::current_n = n;
+    }
+    return *static_cast<workspace<X>*>(detail::current_workspace.get());
+}
+
+inline int thread_count() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+/// Eigen::ThreadPoolDevice over all cores, made once.
+inline const Eigen::ThreadPoolDevice& thread_pool_device() {
+    static Eigen::ThreadPool pool(thread_count());
+    static const Eigen::ThreadPoolDevice device(&pool, thread_count());
+    return device;
+}
+
+// --- The variants ------------------------------------------------------------------------------------------
+
+template <class X>
+void run_hand_loop(const workspace<X>& w, vec<typename X::result>& r) {
+    std::apply([&](const auto&... t) { X::hand_loop(r.size(), r.data(), t.data()...); }, w.in);
+}
+template <class X>
+void run_eigen_cast(const workspace<X>& w, vec<typename X::result>& r) {
+    std::apply([&](const auto&... t) { X::eigen_cast(r, t...); }, w.in);
+}
+template <class X>
+void run_eigen_unfused(workspace<X>& w, vec<typename X::result>& r) {
+    std::apply([&](const auto&... t) { X::eigen_unfused(w.temps, r, t...); }, w.in);
+}
+
+template <class X>
+std::string name_of(const char* variant) {
+    return std::string("BM_") + variant + "/" + X::id;
+}
+
+template <class X, class F>
+void add(const char* variant, index_t n, F body) {
+    benchmark::RegisterBenchmark(name_of<X>(variant).c_str(),
+                                 [body](benchmark::State& state) {
+                                     auto& w = workspace_for<X>(state.range(0));
+                                     body(state, w, w.expression());
+                                 })
+        ->Arg(n)
+        ->UseRealTime() // the thread-pool variant works on other threads; GB/s are per wall-clock second
+        ->Unit(benchmark::kMicrosecond);
+}
+
+/// Registers the six variants of X at size n.
+template <class X>
+void register_benchmarks(index_t n) {
+    using mixt::bench::run_baseline;
+    add<X>("mixt", n, [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e); });
+    add<X>("hand_loop", n, [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_hand_loop(w, w.out); }); });
+    add<X>("eigen_cast", n, [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_cast(w, w.out); }); });
+    add<X>("eigen_unfused", n,
+           [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_unfused(w, w.out); }); });
+    add<X>("mixt_threads", n,
+           [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e, thread_pool_device()); });
+    add<X>("traffic", n,
+           [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { mixt::bench::traffic_pass(w.out, e); }); });
+}
+
+/// The result dtype's name and the expression, for the JSON context and the report: `i8 + f16 * f32 -> f32`.
+template <class X>
+void describe() {
+    using E = decltype(std::declval<const workspace<X>&>().expression());
+    static_assert(std::is_same_v<mixt::value_t<E>, typename X::result>,
+                  "mixt-bench: the result dtype written in the suite differs from the lattice's");
+    benchmark::AddCustomContext(std::string("mixt_") + X::id,
+                                std::string(X::text) + " -> " +
+                                    std::string(mixt::short_name(mixt::dtype_of_v<typename X::result>)) + " (" +
+                                    std::to_string(mixt::bench::bytes_per_element_v<E>) + " bytes/element)");
+}
+
+// --- The check: every variant computes what mixt computes -----------------------------------------------
+
+template <class T>
+std::pair<double, double> as_pair(const T& x) {
+    if constexpr (mixt::detail::is_complex_v<T>)
+        return {static_cast<double>(x.real()), static_cast<double>(x.imag())};
+    else
+        return {mixt::convert<double>(x), 0.0};
+}
+
+// Largest difference relative to max(1, |reference|); 0 when equal everywhere.
+template <class T>
+double max_difference(const vec<T>& got, const vec<T>& want) {
+    double worst = 0;
+    for (index_t i = 0; i < want.size(); ++i) {
+        const auto [gr, gi] = as_pair(got(i));
+        const auto [wr, wi] = as_pair(want(i));
+        const double scale = std::max(1.0, std::abs(wr) + std::abs(wi));
+        const double d = (std::abs(gr - wr) + std::abs(gi - wi)) / scale;
+        worst = std::max(worst, std::isnan(d) ? INFINITY : d);
+    }
+    return worst;
+}
+
+/// Computes every variant of X at a small size (with a loop tail) and compares it with `mixt::eval`: mixt's
+/// fused, threaded and unfused paths and the hand loop must be exact; Eigen may differ by a rounding of the
+/// result type (its vectorized exp, its half arithmetic). Prints one line when `verbose` or on a failure.
+template <class X>
+bool check(bool verbose) {
+    const index_t n = 1003;
+    workspace<X> w(n, 7);
+    const auto e = w.expression();
+    const vec<typename X::result> want = mixt::eval(e);
+    // One rounding of the result type (bf16: 2^-8, f16: 2^-11), or none for the other types.
+    using R = typename X::result;
+    const double eigen_tolerance = std::is_same_v<R, bf16> ? 0x1p-7 : std::is_same_v<R, f16> ? 0x1p-10 : 0x1p-10;
+
+    struct outcome {
+        const char* variant;
+        double difference;
+        double tolerance;
+    };
+    vec<R> r = zero_tensor<R>(n);
+    auto measure = [&](const char* variant, double tolerance, auto compute) {
+        r.setConstant(R{});
+        compute();
+        return outcome{variant, max_difference(r, want), tolerance};
+    };
+    const outcome outcomes[] = {
+        measure("mixt_threads", 0, [&] { mixt::assign(r, e, thread_pool_device()); }),
+        measure("mixt_unfused", 0, [&] { r = mixt::bench::eval_unfused(e); }),
+        measure("hand_loop", 0, [&] { run_hand_loop(w, r); }),
+        measure("eigen_cast", eigen_tolerance, [&] { run_eigen_cast(w, r); }),
+        measure("eigen_unfused", eigen_tolerance, [&] { run_eigen_unfused(w, r); }),
+    };
+    bool ok = true;
+    std::string line = std::string(X::id) + " " + X::text + ":";
+    for (const auto& o : outcomes) {
+        ok = ok && o.difference <= o.tolerance;
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " %s %s", o.variant,
+                      o.difference == 0 ? "exact" : (o.difference <= o.tolerance ? "close" : "WRONG"));
+        line += buf;
+        if (o.difference != 0) {
+            std::snprintf(buf, sizeof buf, " (%.3g)", o.difference);
+            line += buf;
+        }
+    }
+    if (verbose || !ok) std::fprintf(ok ? stdout : stderr, "%s\n", line.c_str());
+    return ok;
+}
+
+/// Does `a` for each expression of a group, in order.
+template <class... Xs>
+bool run_group(action a, index_t n) {
+    bool ok = true;
+    (
+        [&] {
+            switch (a) {
+            case action::describe: describe<Xs>(); break;
+            case action::register_benchmarks: register_benchmarks<Xs>(n); break;
+            case action::check: ok = check<Xs>(n != 0) && ok; break;
+            }
+        }(),
+        ...);
+    return ok;
+}
+
+} // namespace mixt_suite
+
+#endif // MIXT_BENCH_SUITE_HPP
