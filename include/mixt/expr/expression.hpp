@@ -70,7 +70,8 @@ template <class Policy, class E>
 struct leaf : expression<leaf<Policy, E>> {
     using eigen_type = std::remove_cvref_t<E>;
     using policy = Policy;
-    using value_type = typename Eigen::internal::traits<eigen_type>::Scalar;
+    // A map of read-only memory (`TensorMap<Tensor<const T, N>>`) has the scalar `const T`; its dtype is T's.
+    using value_type = std::remove_const_t<typename Eigen::internal::traits<eigen_type>::Scalar>;
     static_assert(is_storage_type_v<value_type>,
                   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes (bool, the fixed-width "
                   "integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>)");
