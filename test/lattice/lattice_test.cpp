@@ -168,9 +168,9 @@ TYPED_TEST(lattice_laws, pairs_join_exists_iff_common_upper_bound_and_is_unique)
             EXPECT_NE(j, L::ambiguous) << pair;
             if (least.size() == 1) {
                 ++joined;
-                EXPECT_EQ(j, static_cast<int>(least[0])) << pair << ": mixt says "
-                                                         << (j >= 0 ? node<TypeParam>(static_cast<std::size_t>(j)) : "-")
-                                                         << ", the reference " << node<TypeParam>(least[0]);
+                const std::string said = j >= 0 ? node<TypeParam>(static_cast<std::size_t>(j)) : "-";
+                EXPECT_EQ(j, static_cast<int>(least[0]))
+                    << pair << ": mixt says " << said << ", the reference " << node<TypeParam>(least[0]);
             } else {
                 EXPECT_EQ(j, L::no_join) << pair;
             }
