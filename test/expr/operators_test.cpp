@@ -206,7 +206,7 @@ TEST(operators, float_functions_and_complex_parts) {
     }
 }
 
-auto mixed_plain_sum(const Eigen::Tensor<std::int8_t, 1>& a, const Eigen::Tensor<float, 1>& b) {
+[[maybe_unused]] auto mixed_plain_sum(const Eigen::Tensor<std::int8_t, 1>& a, const Eigen::Tensor<float, 1>& b) {
     using namespace mixt::operators;
     return a + b;
 }
