@@ -651,14 +651,15 @@ TEST(promote_user_policy, joins_without_storage_are_sfinae_friendly) {
     EXPECT_TRUE((std::is_same_v<promote_t<dt::i16, dt::u8, fixed_point>, q16>));
     EXPECT_TRUE((std::is_same_v<promote_t<std::int16_t, q16, fixed_point>, q16>));
     EXPECT_TRUE((std::is_same_v<mixt::join_t<fixed_point, dt::i16, dt::u8>, q16>));
-    EXPECT_FALSE((has_promotion_v<std::int16_t, std::uint8_t, fixed_point>));
+    EXPECT_EQ(mixt::lattice<fixed_point>::name_of(mixt::lattice<fixed_point>::index_of<q16>), q16::name);
+    EXPECT_FALSE((has_promotion_v<std::int16_t, std::uint8_t, fixed_point>)) << fixed_point::name;
     EXPECT_FALSE((promotable<std::int16_t, std::uint8_t, fixed_point>));
     EXPECT_FALSE((has_promotion_v<float, std::int8_t, fixed_point>)); // f32 is not a node
     EXPECT_FALSE(mixt::promote_types(dtype::int16, dtype::uint8, fixed_point{})); // q16 is not a dtype
     EXPECT_EQ(mixt::promote_types(dtype::int8, dtype::int16, fixed_point{}), dtype::int16);
 
     EXPECT_TRUE((std::is_same_v<promote_t<dt::u64, dt::i64, unmaterialized>, dt::weak_float>));
-    EXPECT_FALSE((has_promotion_v<std::uint64_t, std::int64_t, unmaterialized>));
+    EXPECT_FALSE((has_promotion_v<std::uint64_t, std::int64_t, unmaterialized>)) << unmaterialized::name;
     EXPECT_TRUE((std::is_same_v<mixt::materialize_t<dt::weak_float, unmaterialized>, dt::weak_float>));
 }
 
