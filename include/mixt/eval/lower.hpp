@@ -51,6 +51,22 @@ struct apply_functor {
     }
 };
 
+// The order of an integer and a double, exactly (converting the integer to double would round above 2^53):
+// -1, 0, 1, or 2 when d is NaN.
+template <class I>
+EIGEN_DEVICE_FUNC int int_double_order(I i, double d) {
+    if (Eigen::numext::isnan(d)) return 2;
+    constexpr int bits = 8 * static_cast<int>(sizeof(I));
+    constexpr double hi = pow2<double>(std::is_signed_v<I> ? bits - 1 : bits);
+    constexpr double lo = std::is_signed_v<I> ? -hi : 0.0;
+    if (d >= hi) return -1;
+    if (d < lo) return 1;
+    const I t = static_cast<I>(d); // trunc(d) lies in [lo, hi): it fits I
+    if (i != t) return i < t ? -1 : 1;
+    const double td = static_cast<double>(t); // exact: a truncated double is a double
+    return d > td ? -1 : d < td ? 1 : 0;
+}
+
 // -1, 0, 1, or 2 when unordered (NaN), comparing the exact values.
 template <class A, class L>
 EIGEN_DEVICE_FUNC int exact_order(const A& a, const L& l) {
@@ -60,6 +76,12 @@ EIGEN_DEVICE_FUNC int exact_order(const A& a, const L& l) {
         if (an != ln) return an ? -1 : 1;
         const auto ua = static_cast<std::uint64_t>(a), ul = static_cast<std::uint64_t>(l);
         return ua < ul ? -1 : ua > ul ? 1 : 0;
+    } else if constexpr (std::is_integral_v<A>) {
+        using I = std::conditional_t<std::is_same_v<A, bool>, std::uint8_t, A>;
+        return int_double_order(static_cast<I>(a), static_cast<double>(l));
+    } else if constexpr (std::is_integral_v<L>) {
+        const int o = int_double_order(l, mixt::convert<double>(a));
+        return o == 2 ? 2 : -o;
     } else {
         const double da = mixt::convert<double>(a);
         const double dl = static_cast<double>(l);
