@@ -224,8 +224,10 @@ template <class X>
 void register_benchmarks(index_t n) {
     using mixt::bench::run_baseline;
     add<X>("mixt", n, [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e); });
-    add<X>("hand_loop", n, [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_hand_loop(w, w.out); }); });
-    add<X>("eigen_cast", n, [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_cast(w, w.out); }); });
+    add<X>("hand_loop", n,
+           [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_hand_loop(w, w.out); }); });
+    add<X>("eigen_cast", n,
+           [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_cast(w, w.out); }); });
     add<X>("eigen_unfused", n,
            [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_unfused(w, w.out); }); });
     add<X>("mixt_threads", n,

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""mixt's benchmark report: runs mixt-bench, prints one table per size, writes the JSON, the tables and a plot.
+
+    report.py --bench build/release/bench/mixt-bench --out build/release/report [--mode quick|full|smoke]
+
+The mode defaults to $MIXT_REPORT_MODE, else quick:
+    quick  3 repetitions, 0.05 s minimum time per repetition (a few minutes on 2 cores)
+    full   10 repetitions, 0.5 s minimum time per repetition
+    smoke  2 repetitions, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
+$MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
+
+To publish a run in the README (between its `<!-- report:begin -->` and `<!-- report:end -->` markers, with the
+plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunning it:
+
+    bench/report.py --json build/release/report/bench.json --out build/release/report --update-readme README.md
+
+Every figure is the median over the repetitions (Google Benchmark's `_median` aggregate) of bytes_per_second,
+where the bytes are those of the fused expression (every leaf read once, the result written once), whatever
+the variant does; GB/s are 10^9 bytes per second. Written under --out: bench.json (Google Benchmark's JSON),
+console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and gbps.svg (the plot;
+needs gnuplot). Standard library only.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+MODES = {
+    "quick": {"repetitions": 3, "min_time": 0.05, "sizes": None},
+    "full": {"repetitions": 10, "min_time": 0.5, "sizes": None},
+    "smoke": {"repetitions": 2, "min_time": 0.001, "sizes": "4096"},
+}
+VARIANTS = ["mixt", "hand_loop", "eigen_cast", "eigen_unfused", "mixt_threads", "traffic"]
+SIZE_LABELS = {4096: "L1", 262144: "L2/L3", 16777216: "DRAM"}
+NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>E\d+)/)?(?P<n>\d+)(?:/real_time)?$")
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+def run_benchmarks(bench, out_dir, mode):
+    settings = MODES[mode]
+    json_path = os.path.join(out_dir, "bench.json")
+    console_path = os.path.join(out_dir, "console.txt")
+    args = [
+        bench,
+        "--benchmark_out=" + json_path,
+        "--benchmark_out_format=json",
+        "--benchmark_repetitions=%d" % settings["repetitions"],
+        "--benchmark_report_aggregates_only=true",
+        "--benchmark_min_time=%g" % settings["min_time"],
+        "--benchmark_color=false",
+        # Recorded in the JSON, so that --json can describe a run it did not make.
+        "--benchmark_context=mixt_mode=%s,mixt_repetitions=%d,mixt_min_time=%g,mixt_load_avg=%s"
+        % (mode, settings["repetitions"], settings["min_time"], load_average()),
+    ]
+    sizes = os.environ.get("MIXT_REPORT_SIZES") or settings["sizes"]
+    if sizes:
+        args.append("--mixt_sizes=" + sizes)
+    if os.environ.get("MIXT_REPORT_FILTER"):
+        args.append("--benchmark_filter=" + os.environ["MIXT_REPORT_FILTER"])
+
+    listed = subprocess.run(args + ["--benchmark_list_tests=true"], capture_output=True, text=True)
+    if listed.returncode != 0:
+        sys.stderr.write(listed.stdout + listed.stderr)
+        sys.exit("report: %s failed (exit %d)" % (bench, listed.returncode))
+    total = len([line for line in listed.stdout.splitlines() if line.startswith("BM_")])
+    say("running %d benchmarks (%s mode: %d repetitions, min time %g s); console output: %s"
+        % (total, mode, settings["repetitions"], settings["min_time"], console_path))
+
+    tty = sys.stdout.isatty()
+    done = 0
+    with open(console_path, "w") as console:
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in process.stdout:
+            console.write(line)
+            name = line.split(" ", 1)[0]
+            if name.endswith("_median"):
+                done += 1
+                if tty:
+                    sys.stdout.write("\r  [%d/%d] %-50s" % (done, total, name[: -len("_median")]))
+                    sys.stdout.flush()
+        process.wait()
+    if tty:
+        sys.stdout.write("\r" + " " * 72 + "\r")
+    if process.returncode != 0:
+        with open(console_path) as console:
+            sys.stderr.write("".join(console.readlines()[-30:]))
+        sys.exit("report: %s failed (exit %d)" % (bench, process.returncode))
+    return json_path
+
+
+def load_average():
+    try:
+        return " ".join("%.2f" % x for x in os.getloadavg())
+    except (AttributeError, OSError):
+        return "?"
+
+
+def lscpu():
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    fields = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def machine_line(context):
+    cpu = lscpu()
+    model = cpu.get("Model name", "unknown CPU")
+    cpus = cpu.get("CPU(s)", str(context.get("num_cpus", "?")))
+    try:
+        cores = int(cpu["Core(s) per socket"]) * int(cpu.get("Socket(s)", "1"))
+    except (KeyError, ValueError):
+        cores = None
+    caches = ", ".join(
+        "L%d%s %s" % (c["level"], {"Data": "d", "Instruction": "i"}.get(c["type"], ""), human_bytes(c["size"]))
+        for c in context.get("caches", []) if c.get("type") != "Instruction")
+    text = "%s, %s CPUs" % (model, cpus)
+    if cores is not None:
+        text += " (%d cores)" % cores
+    if caches:
+        text += "; caches (per instance) %s" % caches
+    return text
+
+
+def human_bytes(n):
+    for unit in ["B", "KiB", "MiB", "GiB"]:
+        if n < 1024 or unit == "GiB":
+            return ("%d %s" % (n, unit)) if n == int(n) else ("%.1f %s" % (n, unit))
+        n /= 1024.0
+
+
+def read_results(json_path):
+    with open(json_path) as f:
+        data = json.load(f)
+    context = data.get("context", {})
+    gbps = {}  # (variant, id or None, n) -> GB/s
+    for row in data.get("benchmarks", []):
+        if row.get("run_type") != "aggregate" or row.get("aggregate_name") != "median":
+            continue
+        m = NAME.match(row.get("run_name", ""))
+        if not m or "bytes_per_second" not in row:
+            continue
+        gbps[(m.group("variant"), m.group("id"), int(m.group("n")))] = row["bytes_per_second"] / 1e9
+    return context, gbps
+
+
+def expressions(context, gbps):
+    """[(id, text, result dtype)] in E-number order, from the program's context."""
+    found = {}
+    for key, value in context.items():
+        if re.fullmatch(r"mixt_E\d+", key):
+            text, _, rest = value.partition(" -> ")
+            found[key[len("mixt_"):]] = (text, rest.split(" ")[0])
+    ids = sorted({i for (_, i, _) in gbps if i}, key=lambda i: int(i[1:]))
+    return [(i,) + found.get(i, ("?", "?")) for i in ids]
+
+
+def fmt(x, digits=1):
+    return "–" if x is None else "%.*f" % (digits, x)
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def tables(context, gbps, exprs):
+    sizes = sorted({n for (_, _, n) in gbps})
+    lines = []
+    for n in sizes:
+        label = SIZE_LABELS.get(n)
+        lines.append("### n = %d%s" % (n, " (%s)" % label if label else ""))
+        lines.append("")
+        header = ["id", "expression", "result"] + VARIANTS + ["mixt/hand_loop", "mixt/eigen_cast", "mixt % traffic"]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
+        for i, text, result in exprs:
+            v = {variant: gbps.get((variant, i, n)) for variant in VARIANTS}
+            if all(x is None for x in v.values()):
+                continue
+            traffic_share = ratio(v["mixt"], v["traffic"])
+            cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in VARIANTS] + [
+                fmt(ratio(v["mixt"], v["hand_loop"]), 2),
+                fmt(ratio(v["mixt"], v["eigen_cast"]), 2),
+                fmt(None if traffic_share is None else 100 * traffic_share, 0),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        roof = [(k, gbps.get((k, None, n))) for k in ("stream_copy", "stream_triad")]
+        roof = ["%s %s GB/s" % (k, fmt(x)) for k, x in roof if x is not None]
+        if roof:
+            lines.append("")
+            lines.append("Roofline (f32): " + ", ".join(roof) + ".")
+        lines.append("")
+    return lines
+
+
+def method(context):
+    date = context.get("date", "?")
+    lines = [
+        "- Machine: %s." % machine_line(context),
+        "- Compiler: %s. Flags: `%s`." % (context.get("mixt_compiler", "?"), context.get("mixt_flags", "?")),
+        "- Date: %s. Load average at the start: %s." % (date, context.get("mixt_load_avg", "?")),
+        "- Method: %s mode, median of %s repetitions of at least %s s each, wall-clock time; mixt_threads: "
+        "Eigen::ThreadPoolDevice with %s threads. Google Benchmark's library reports its own build as %s."
+        % (context.get("mixt_mode", "?"), context.get("mixt_repetitions", "?"), context.get("mixt_min_time", "?"),
+           context.get("mixt_threads", "?"), context.get("library_build_type", "?")),
+    ]
+    if not re.search(r"(^| )-O[23s]", context.get("mixt_flags", "-O2")):
+        lines.append("- WARNING: not an optimized build; these numbers are not meaningful.")
+    return lines
+
+
+def plot(out_dir, context, gbps, exprs):
+    sizes = sorted({n for (_, i, n) in gbps if i})
+    if not sizes:
+        return None
+    dat = os.path.join(out_dir, "gbps.dat")
+    with open(dat, "w") as f:
+        for n in sizes:
+            f.write("id " + " ".join(VARIANTS) + "\n")
+            for i, _, _ in exprs:
+                values = [gbps.get((variant, i, n)) for variant in VARIANTS]
+                f.write(i + " " + " ".join("?" if x is None else "%.4g" % x for x in values) + "\n")
+            f.write("\n\n")
+    svg = os.path.join(out_dir, "gbps.svg")
+    gp = os.path.join(out_dir, "gbps.gp")
+    title = "mixt-bench: GB/s by variant (median; %s; %s)" % (
+        lscpu().get("Model name", "?"), context.get("mixt_compiler", "?").split(" (")[0])
+    with open(gp, "w") as f:
+        f.write("# Generated by bench/report.py; run: gnuplot gbps.gp\n")
+        f.write('set terminal svg size 1200,%d dynamic noenhanced font "sans,11" background "white"\n'
+                % (340 * len(sizes) + 60))
+        f.write('set output "%s"\n' % svg)
+        f.write('set datafile missing "?"\n')
+        f.write("set style data histograms\nset style histogram clustered gap 1\n")
+        f.write("set style fill solid 0.85 border -1\nset boxwidth 0.9\n")
+        f.write("set logscale y\nset grid ytics\nset ylabel 'GB/s'\nset key outside right top vertical\n")
+        f.write('set multiplot layout %d,1 title "%s"\n' % (len(sizes), title.replace('"', "'")))
+        for k, n in enumerate(sizes):
+            label = SIZE_LABELS.get(n)
+            f.write('set title "n = %d%s"\n' % (n, " (%s)" % label if label else ""))
+            triad = gbps.get(("stream_triad", None, n))
+            extra = ", %g with lines dt 2 lc rgb 'black' title 'stream triad'" % triad if triad else ""
+            f.write("plot for [c=2:%d] '%s' index %d using c:xtic(1) title columnheader(c)%s\n"
+                    % (len(VARIANTS) + 1, dat, k, extra))
+        f.write("unset multiplot\n")
+    if not shutil.which("gnuplot"):
+        say("gnuplot not found: no plot (install the Debian package gnuplot-nox); script: %s" % gp)
+        return None
+    result = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        say("gnuplot failed: no plot; script: %s" % gp)
+        return None
+    return svg
+
+
+def update_readme(readme, lines, svg):
+    with open(readme) as f:
+        text = f.read()
+    begin, end = "<!-- report:begin -->", "<!-- report:end -->"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        sys.exit("report: %s needs one %s ... %s block" % (readme, begin, end))
+    body = [line.replace("### n =", "#### n =") for line in lines]
+    if svg:
+        docs = os.path.join(os.path.dirname(os.path.abspath(readme)), "docs")
+        os.makedirs(docs, exist_ok=True)
+        shutil.copyfile(svg, os.path.join(docs, "bench_gbps.svg"))
+        body += ["![GB/s by variant, median, log scale](docs/bench_gbps.svg)", ""]
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(readme, "w") as f:
+        f.write(head + begin + "\n" + "\n".join(body).rstrip("\n") + "\n" + end + tail)
+    say("Updated %s%s" % (readme, " and docs/bench_gbps.svg" if svg else ""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bench", help="the mixt-bench program (unless --json)")
+    parser.add_argument("--out", required=True, help="directory for the JSON, tables and plot")
+    parser.add_argument("--mode", choices=sorted(MODES), default=os.environ.get("MIXT_REPORT_MODE") or "quick")
+    parser.add_argument("--json", help="format an existing Google Benchmark JSON file instead of running")
+    parser.add_argument("--update-readme", metavar="README",
+                        help="write the method and tables between the README's report markers and copy the plot "
+                             "to docs/bench_gbps.svg next to it")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    if args.json:
+        json_path = args.json
+    elif args.bench:
+        json_path = run_benchmarks(args.bench, args.out, args.mode)
+    else:
+        parser.error("give --bench (run the suite) or --json (format a run)")
+    context, gbps = read_results(json_path)
+    if not gbps:
+        sys.exit("report: no median rows with bytes_per_second in %s" % json_path)
+    exprs = expressions(context, gbps)
+
+    lines = ["## mixt benchmark report", ""] + method(context) + [""]
+    lines += tables(context, gbps, exprs)
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write("\n".join(lines))
+    say("\n".join(lines))
+    svg = plot(args.out, context, gbps, exprs)
+    say("Raw results: %s" % json_path)
+    say("Tables: %s" % os.path.join(args.out, "report.md"))
+    if svg:
+        say("Plot: %s" % svg)
+    if args.update_readme:
+        update_readme(args.update_readme, lines[2:], svg)
+
+
+if __name__ == "__main__":
+    main()
