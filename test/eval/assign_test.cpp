@@ -1,0 +1,135 @@
+// mixt/eval/assign.hpp: `eval(e)` makes a tensor of value_t<E> with the shape and layout of the
+// expression; `assign(dst, e [, device])` writes into a Tensor or TensorMap, possibly of a wider dtype the
+// result promotes to implicitly, also when dst is itself an operand. Edge sizes: rank 0, empty tensors,
+// sizes around the vector width.
+
+#include <mixt/eval/assign.hpp>
+#include <mixt/expr/operators.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+TEST(assign, eval_makes_a_tensor_of_the_result_type) {
+    Eigen::Tensor<std::int8_t, 3, Eigen::RowMajor> a(2, 3, 4);
+    Eigen::Tensor<Eigen::bfloat16, 3, Eigen::RowMajor> b(2, 3, 4);
+    a.setConstant(3);
+    b.setConstant(Eigen::bfloat16(0.5f));
+    const auto r = mixt::eval(mixt::lazy(a) * b);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(r)>, Eigen::Tensor<Eigen::bfloat16, 3, Eigen::RowMajor>>);
+    EXPECT_EQ(r.dimension(0), 2);
+    EXPECT_EQ(r.dimension(1), 3);
+    EXPECT_EQ(r.dimension(2), 4);
+    EXPECT_EQ(r(1, 2, 3), Eigen::bfloat16(1.5f));
+    // The shape comes from the first operand with a shape, wherever it is.
+    const auto s = mixt::eval(2 * mixt::lazy(b) + 1);
+    EXPECT_EQ(s.dimension(2), 4);
+}
+
+TEST(assign, into_tensors_maps_and_wider_dtypes) {
+    Eigen::Tensor<std::int8_t, 1> a(11);
+    Eigen::Tensor<std::uint8_t, 1> b(11);
+    for (int i = 0; i < 11; ++i) {
+        a(i) = static_cast<std::int8_t>(-5 * i);
+        b(i) = static_cast<std::uint8_t>(20 * i);
+    }
+    // i16 result into an i16 tensor, a f32 tensor, a TensorMap of i64.
+    Eigen::Tensor<std::int16_t, 1> same(11);
+    mixt::assign(same, mixt::lazy(a) + b);
+    Eigen::Tensor<float, 1> wider(11);
+    mixt::assign(wider, mixt::lazy(a) + b, Eigen::DefaultDevice{});
+    std::vector<std::int64_t> storage(11, -1);
+    mixt::assign(Eigen::TensorMap<Eigen::Tensor<std::int64_t, 1>>(storage.data(), 11), mixt::lazy(a) + b);
+    for (int i = 0; i < 11; ++i) {
+        EXPECT_EQ(same(i), 15 * i);
+        EXPECT_EQ(wider(i), static_cast<float>(15 * i));
+        EXPECT_EQ(storage[static_cast<std::size_t>(i)], 15 * i);
+    }
+    // A weak result (u64 + i64 -> f*) into f16 and f32: f* promotes implicitly to every float.
+    Eigen::Tensor<std::uint64_t, 1> u(11);
+    Eigen::Tensor<std::int64_t, 1> s(11);
+    u.setConstant(3);
+    s.setConstant(-1);
+    Eigen::Tensor<Eigen::half, 1> h(11);
+    mixt::assign(h, mixt::lazy(u) + s);
+    EXPECT_EQ(h(10), Eigen::half(2.0f));
+    // bool into every wider dtype.
+    Eigen::Tensor<std::complex<double>, 1> c(11);
+    mixt::assign(c, mixt::lazy(a) < b);
+    EXPECT_EQ(c(0), std::complex<double>(0, 0));
+    EXPECT_EQ(c(1), std::complex<double>(1, 0));
+}
+
+TEST(assign, destination_that_is_also_an_operand) {
+    Eigen::Tensor<float, 2> a(5, 7);
+    a.setConstant(2.0f);
+    Eigen::Tensor<std::int8_t, 2> b(5, 7);
+    b.setConstant(3);
+    mixt::assign(a, mixt::lazy(a) * b + a);
+    EXPECT_EQ(a(4, 6), 8.0f);
+    Eigen::TensorMap<Eigen::Tensor<float, 2>> view(a.data(), 5, 7);
+    mixt::assign(view, -mixt::lazy(view));
+    EXPECT_EQ(a(0, 0), -8.0f);
+}
+
+TEST(assign, rank_zero_and_empty) {
+    Eigen::Tensor<std::int32_t, 0> x;
+    x() = 41;
+    Eigen::Tensor<double, 0> y;
+    y() = 0.5;
+    const auto r = mixt::eval(mixt::lazy(x) + y);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(r)>, Eigen::Tensor<double, 0>>);
+    EXPECT_EQ(r(), 41.5);
+    Eigen::Tensor<double, 0> z;
+    mixt::assign(z, mixt::lazy(x) * 2 + 1);
+    EXPECT_EQ(z(), 83.0);
+    // No element: nothing to do, no error, nothing read or written.
+    Eigen::Tensor<std::int8_t, 2> e1(0, 5), e2(0, 5);
+    Eigen::Tensor<float, 2> out(0, 5);
+    mixt::assign(out, mixt::lazy(e1) * e2 + 0.5f);
+    EXPECT_EQ(mixt::eval(mixt::lazy(e1) + e2).size(), 0);
+    Eigen::Tensor<std::int8_t, 1> e3(0);
+    EXPECT_THROW((void)mixt::eval(mixt::lazy(e3) + 300), mixt::overflow_error); // checked even so
+}
+
+TEST(assign, every_size_around_the_vector_width) {
+    for (Eigen::Index n = 1; n <= 40; ++n) {
+        Eigen::Tensor<std::uint16_t, 1> a(n);
+        Eigen::Tensor<Eigen::half, 1> b(n);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            a(i) = static_cast<std::uint16_t>(i * 1000);
+            b(i) = Eigen::half(static_cast<float>(i) * 0.25f);
+        }
+        // Guard elements on both sides of a map catch a write past either end.
+        std::vector<float> storage(static_cast<std::size_t>(n) + 2, -7.0f);
+        Eigen::TensorMap<Eigen::Tensor<float, 1>> dst(storage.data() + 1, n);
+        mixt::assign(dst, mixt::lazy(a) * b - 1); // u16 * f16 -> f16, assigned to f32
+        EXPECT_EQ(storage.front(), -7.0f);
+        EXPECT_EQ(storage.back(), -7.0f);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const Eigen::half prod(static_cast<float>(Eigen::half(static_cast<float>(i * 1000))) * (static_cast<float>(i) * 0.25f));
+            ASSERT_EQ(dst(i), static_cast<float>(Eigen::half(static_cast<float>(prod) - 1.0f))) << n << " " << i;
+        }
+    }
+}
+
+TEST(assign, non_contiguous_leaves_go_through_eigen) {
+    Eigen::Tensor<std::int16_t, 2> a(4, 6);
+    for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = static_cast<std::int16_t>(i * 7 - 50);
+    const Eigen::TensorRef<Eigen::Tensor<std::int16_t, 2>> ref(a);
+    // A shuffled (transposed) operand: not contiguous in the destination's order.
+    const auto e = mixt::lazy(a.shuffle(Eigen::array<int, 2>{1, 0})) * 0.5f + mixt::lazy(a.shuffle(Eigen::array<int, 2>{1, 0}));
+    const Eigen::Tensor<double, 2> r = mixt::eval(e);
+    ASSERT_EQ(r.dimension(0), 6);
+    for (Eigen::Index i = 0; i < 4; ++i)
+        for (Eigen::Index j = 0; j < 6; ++j) EXPECT_EQ(r(j, i), a(i, j) * 1.5);
+    const Eigen::Tensor<std::int16_t, 2> via_ref = mixt::eval(mixt::lazy(ref) - 1);
+    EXPECT_EQ(via_ref(3, 5), a(3, 5) - 1);
+}
+
+} // namespace
