@@ -36,7 +36,11 @@ fi
 [[ -f "$eigen/Eigen/Core" ]] || { echo "measure.sh: Eigen not found (set EIGEN3_INCLUDE_DIR)" >&2; exit 2; }
 
 includes=(-I "$root/include" -isystem "$eigen")
-[[ -n "${BOOST_INCLUDE_DIR:-}" ]] && includes+=(-isystem "$BOOST_INCLUDE_DIR")
+# A default system directory must not be named again: -isystem /usr/include breaks #include_next <math.h>.
+case "${BOOST_INCLUDE_DIR:-}" in
+  "" | /usr/include | /usr/include/ | /usr/local/include | /usr/local/include/) ;;
+  *) includes+=(-isystem "$BOOST_INCLUDE_DIR") ;;
+esac
 # shellcheck disable=SC2206
 extra=(${CXXFLAGS_EXTRA:-})
 
@@ -77,10 +81,15 @@ for cxx in "${compilers[@]}"; do
     continue
   fi
   version="$("$cxx" --version | head -n 1)"
-  read -r cw cc <<< "$(measure "$cxx" "$work/baseline.cpp")"
-  read -r bw bc <<< "$(measure "$cxx" "$work/umbrella.cpp")"
-  read -r dw dc <<< "$(measure "$cxx" "$work/lattice.cpp")"
-  read -r aw ac <<< "$(measure "$cxx" "$all_pairs")"
+  # (set -e stops here when a compile fails: an assignment takes the substitution's exit status)
+  c="$(measure "$cxx" "$work/baseline.cpp")"
+  b="$(measure "$cxx" "$work/umbrella.cpp")"
+  d="$(measure "$cxx" "$work/lattice.cpp")"
+  a="$(measure "$cxx" "$all_pairs")"
+  read -r cw cc <<< "$c"
+  read -r bw bc <<< "$b"
+  read -r dw dc <<< "$d"
+  read -r aw ac <<< "$a"
   per_pair="$(awk -v a="$aw" -v d="$dw" -v ac="$ac" -v dc="$dc" 'BEGIN { printf "%.2f (%.2f)", (a - d) / 4356 * 1000, (ac - dc) / 4356 * 1000 }')"
   rows+=("| $version | $(cell "$cw" "$cc") | $(cell "$bw" "$bc") | $(cell "$dw" "$dc") | $(cell "$aw" "$ac") | $per_pair |")
   if awk -v a="$ac" -v m="$budget" 'BEGIN { exit !(a > m) }'; then
