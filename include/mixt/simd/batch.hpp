@@ -51,11 +51,11 @@ inline constexpr bool is_dtype_v = ::mixt::detail::is_convert_dtype_v<T>;
 // The value a half/bfloat16 element has inside a batch: itself, or its quiet form if it is a signaling NaN.
 template <class T>
 constexpr T canonical(T x) noexcept {
-  if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
-    return ::mixt::convert<T>(::mixt::convert<float>(x));
-  } else {
-    return x;
-  }
+    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+        return ::mixt::convert<T>(::mixt::convert<float>(x));
+    } else {
+        return x;
+    }
 }
 
 } // namespace detail
@@ -81,116 +81,115 @@ template <class T>
 struct batch;
 
 template <class T>
-  requires detail::is_lane32_int_v<T>
+requires detail::is_lane32_int_v<T>
 struct batch<T> {
-  using value_type = T;
-  __m256i v;
+    using value_type = T;
+    __m256i v;
 };
 
 template <class T>
-  requires detail::is_lane64_int_v<T>
+requires detail::is_lane64_int_v<T>
 struct batch<T> {
-  using value_type = T;
-  __m256i v[2];
+    using value_type = T;
+    __m256i v[2];
 };
 
 template <class T>
-  requires detail::is_f32_lane_v<T>
+requires detail::is_f32_lane_v<T>
 struct batch<T> {
-  using value_type = T;
-  __m256 v;
+    using value_type = T;
+    __m256 v;
 };
 
 template <>
 struct batch<double> {
-  using value_type = double;
-  __m256d v[2];
+    using value_type = double;
+    __m256d v[2];
 };
 
 template <>
 struct batch<std::complex<float>> {
-  using value_type = std::complex<float>;
-  __m256 re, im;
+    using value_type = std::complex<float>;
+    __m256 re, im;
 };
 
 template <>
 struct batch<std::complex<double>> {
-  using value_type = std::complex<double>;
-  __m256d re[2], im[2];
+    using value_type = std::complex<double>;
+    __m256d re[2], im[2];
 };
 
 namespace detail {
 
 inline __m256 f16x8_to_f32(__m128i h) noexcept {
 #if MIXT_SIMD_F16C
-  return _mm256_cvtph_ps(h);
+    return _mm256_cvtph_ps(h);
 #else
-  alignas(16) std::uint16_t in[8];
-  alignas(32) float out[8];
-  _mm_store_si128(reinterpret_cast<__m128i*>(in), h);
-  for (int i = 0; i < 8; ++i) out[i] = ::mixt::detail::f16_bits_to_f32(in[i]);
-  return _mm256_load_ps(out);
+    alignas(16) std::uint16_t in[8];
+    alignas(32) float out[8];
+    _mm_store_si128(reinterpret_cast<__m128i*>(in), h);
+    for (int i = 0; i < 8; ++i) out[i] = ::mixt::detail::f16_bits_to_f32(in[i]);
+    return _mm256_load_ps(out);
 #endif
 }
 
 // Rounds to nearest even; NaNs keep sign and top payload bits, quieted (what vcvtps2ph does).
 inline __m128i f32x8_to_f16(__m256 f) noexcept {
 #if MIXT_SIMD_F16C
-  return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+    return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
 #else
-  alignas(32) float in[8];
-  alignas(16) std::uint16_t out[8];
-  _mm256_store_ps(in, f);
-  for (int i = 0; i < 8; ++i) out[i] = ::mixt::detail::f32_to_f16_bits(in[i]);
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(out));
+    alignas(32) float in[8];
+    alignas(16) std::uint16_t out[8];
+    _mm256_store_ps(in, f);
+    for (int i = 0; i < 8; ++i) out[i] = ::mixt::detail::f32_to_f16_bits(in[i]);
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(out));
 #endif
 }
 
 inline __m256 bf16x8_to_f32(__m128i h) noexcept {
-  const __m256i b = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)),
-                                         _mm256_set1_epi32(0x7f800000));
-  return _mm256_castsi256_ps(_mm256_or_si256(b, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
+    const __m256i b = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+    const __m256i nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    return _mm256_castsi256_ps(_mm256_or_si256(b, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
 }
 
 // f32 -> bf16 rounded to nearest even, returned as f32 bits whose low 16 bits are zero.
 inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
-  const __m256i b = _mm256_castps_si256(f);
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)),
-                                         _mm256_set1_epi32(0x7f800000));
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-  const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
-  const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x00400000));
-  return _mm256_and_si256(_mm256_blendv_epi8(rounded, quiet, nan), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
+    const __m256i b = _mm256_castps_si256(f);
+    const __m256i nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x00400000));
+    return _mm256_and_si256(_mm256_blendv_epi8(rounded, quiet, nan), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
 // The low 8 / 16 bits (or the high 16) of each 32-bit lane, packed: truncation, so it wraps whatever the
 // lanes hold.
 inline __m128i narrow_to_u8(__m256i v) noexcept {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      v, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1,
-                          -1, -1, -1, -1, -1, -1, -1, -1));
-  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+    const __m256i bytes =
+        _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                                                12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
 }
 
 inline __m128i narrow_to_u16(__m256i v, bool high_half = false) noexcept {
-  const __m256i lo = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9,
-                                      12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m256i hi = _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10,
-                                      11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m256i words = _mm256_shuffle_epi8(v, high_half ? hi : lo);
-  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0)));
+    const __m256i lo = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12,
+                                        13, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i hi = _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10, 11,
+                                        14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i words = _mm256_shuffle_epi8(v, high_half ? hi : lo);
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 inline __m256i lane_index_mask(int n) noexcept {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 // Masks for the 64-bit lanes 0-3 (which = 0) or 4-7 (which = 1) of a partial access to n elements.
 inline __m256i lane_index_mask64(int n, int which) noexcept {
-  const long long base = 4LL * which;
-  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n),
-                            _mm256_setr_epi64x(base, base + 1, base + 2, base + 3));
+    const long long base = 4LL * which;
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(base, base + 1, base + 2, base + 3));
 }
 
 } // namespace detail
@@ -198,199 +197,199 @@ inline __m256i lane_index_mask64(int n, int which) noexcept {
 /// Loads 8 contiguous elements (no alignment needed): `auto b = mixt::simd::load(p);`
 template <class T>
 batch<T> load(const T* p) noexcept {
-  static_assert(detail::is_dtype_v<T>, "mixt::simd::load(p) requires p to point to one of mixt's 15 dtypes");
-  if constexpr (std::is_same_v<T, bool>) {
-    // A bool's storage is one byte; min(byte, 1) makes any nonzero byte true.
-    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-    return {_mm256_cvtepu8_epi32(_mm_min_epu8(bytes, _mm_set1_epi8(1)))};
-  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
-    return {_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, std::int8_t>) {
-    return {_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
-    return {_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, std::int16_t>) {
-    return {_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
-    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
-  } else if constexpr (detail::is_lane64_int_v<T>) {
-    return {{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
-             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4))}};
-  } else if constexpr (std::is_same_v<T, Eigen::half>) {
-    return {detail::f16x8_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-    return {detail::bf16x8_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-  } else if constexpr (std::is_same_v<T, float>) {
-    return {_mm256_loadu_ps(p)};
-  } else if constexpr (std::is_same_v<T, double>) {
-    return {{_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}};
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    // std::complex is layout-compatible with T[2] ([complex.numbers]).
-    const float* f = reinterpret_cast<const float*>(p);
-    const __m256 a = _mm256_loadu_ps(f);      // r0 i0 r1 i1 | r2 i2 r3 i3
-    const __m256 b = _mm256_loadu_ps(f + 8);  // r4 i4 r5 i5 | r6 i6 r7 i7
-    const __m256 re = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // r0 r1 r4 r5 | r2 r3 r6 r7
-    const __m256 im = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-    return {_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(re), _MM_SHUFFLE(3, 1, 2, 0))),
-            _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(im), _MM_SHUFFLE(3, 1, 2, 0)))};
-  } else {
-    const double* d = reinterpret_cast<const double*>(p);
-    batch<T> b;
-    for (int h = 0; h < 2; ++h) {
-      const __m256d x = _mm256_loadu_pd(d + 8 * h);      // r0 i0 | r1 i1
-      const __m256d y = _mm256_loadu_pd(d + 8 * h + 4);  // r2 i2 | r3 i3
-      b.re[h] = _mm256_permute4x64_pd(_mm256_unpacklo_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0));  // r0 r2 r1 r3 -> r0..r3
-      b.im[h] = _mm256_permute4x64_pd(_mm256_unpackhi_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0));
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::load(p) requires p to point to one of mixt's 15 dtypes");
+    if constexpr (std::is_same_v<T, bool>) {
+        // A bool's storage is one byte; min(byte, 1) makes any nonzero byte true.
+        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        return {_mm256_cvtepu8_epi32(_mm_min_epu8(bytes, _mm_set1_epi8(1)))};
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+        return {_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::int8_t>) {
+        return {_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+        return {_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::int16_t>) {
+        return {_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        return {{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4))}};
+    } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        return {detail::f16x8_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        return {detail::bf16x8_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, float>) {
+        return {_mm256_loadu_ps(p)};
+    } else if constexpr (std::is_same_v<T, double>) {
+        return {{_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}};
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        // std::complex is layout-compatible with T[2] ([complex.numbers]).
+        const float* f = reinterpret_cast<const float*>(p);
+        const __m256 a = _mm256_loadu_ps(f);                                // r0 i0 r1 i1 | r2 i2 r3 i3
+        const __m256 b = _mm256_loadu_ps(f + 8);                            // r4 i4 r5 i5 | r6 i6 r7 i7
+        const __m256 re = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)); // r0 r1 r4 r5 | r2 r3 r6 r7
+        const __m256 im = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        return {_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(re), _MM_SHUFFLE(3, 1, 2, 0))),
+                _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(im), _MM_SHUFFLE(3, 1, 2, 0)))};
+    } else {
+        const double* d = reinterpret_cast<const double*>(p);
+        batch<T> b;
+        for (int h = 0; h < 2; ++h) {
+            const __m256d x = _mm256_loadu_pd(d + 8 * h);                                       // r0 i0 | r1 i1
+            const __m256d y = _mm256_loadu_pd(d + 8 * h + 4);                                   // r2 i2 | r3 i3
+            b.re[h] = _mm256_permute4x64_pd(_mm256_unpacklo_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0)); // r0 r2 r1 r3 -> r0..r3
+            b.im[h] = _mm256_permute4x64_pd(_mm256_unpackhi_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0));
+        }
+        return b;
     }
-    return b;
-  }
 }
 
 /// Stores 8 contiguous elements (no alignment needed): `mixt::simd::store(p, b);`
 template <class T>
 void store(T* p, const batch<T>& b) noexcept {
-  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), detail::narrow_to_u8(b.v));
-  } else if constexpr (std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(b.v));
-  } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), b.v);
-  } else if constexpr (detail::is_lane64_int_v<T>) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), b.v[0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 4), b.v[1]);
-  } else if constexpr (std::is_same_v<T, Eigen::half>) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::f32x8_to_f16(b.v));
-  } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(detail::f32x8_to_bf16_high(b.v), true));
-  } else if constexpr (std::is_same_v<T, float>) {
-    _mm256_storeu_ps(p, b.v);
-  } else if constexpr (std::is_same_v<T, double>) {
-    _mm256_storeu_pd(p, b.v[0]);
-    _mm256_storeu_pd(p + 4, b.v[1]);
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    float* f = reinterpret_cast<float*>(p);
-    const __m256 lo = _mm256_unpacklo_ps(b.re, b.im);  // r0 i0 r1 i1 | r4 i4 r5 i5
-    const __m256 hi = _mm256_unpackhi_ps(b.re, b.im);  // r2 i2 r3 i3 | r6 i6 r7 i7
-    _mm256_storeu_ps(f, _mm256_permute2f128_ps(lo, hi, 0x20));
-    _mm256_storeu_ps(f + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
-  } else {
-    double* d = reinterpret_cast<double*>(p);
-    for (int h = 0; h < 2; ++h) {
-      const __m256d lo = _mm256_unpacklo_pd(b.re[h], b.im[h]);  // r0 i0 | r2 i2
-      const __m256d hi = _mm256_unpackhi_pd(b.re[h], b.im[h]);  // r1 i1 | r3 i3
-      _mm256_storeu_pd(d + 8 * h, _mm256_permute2f128_pd(lo, hi, 0x20));
-      _mm256_storeu_pd(d + 8 * h + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), detail::narrow_to_u8(b.v));
+    } else if constexpr (std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(b.v));
+    } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), b.v);
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), b.v[0]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 4), b.v[1]);
+    } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::f32x8_to_f16(b.v));
+    } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(detail::f32x8_to_bf16_high(b.v), true));
+    } else if constexpr (std::is_same_v<T, float>) {
+        _mm256_storeu_ps(p, b.v);
+    } else if constexpr (std::is_same_v<T, double>) {
+        _mm256_storeu_pd(p, b.v[0]);
+        _mm256_storeu_pd(p + 4, b.v[1]);
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        float* f = reinterpret_cast<float*>(p);
+        const __m256 lo = _mm256_unpacklo_ps(b.re, b.im); // r0 i0 r1 i1 | r4 i4 r5 i5
+        const __m256 hi = _mm256_unpackhi_ps(b.re, b.im); // r2 i2 r3 i3 | r6 i6 r7 i7
+        _mm256_storeu_ps(f, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(f + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    } else {
+        double* d = reinterpret_cast<double*>(p);
+        for (int h = 0; h < 2; ++h) {
+            const __m256d lo = _mm256_unpacklo_pd(b.re[h], b.im[h]); // r0 i0 | r2 i2
+            const __m256d hi = _mm256_unpackhi_pd(b.re[h], b.im[h]); // r1 i1 | r3 i3
+            _mm256_storeu_pd(d + 8 * h, _mm256_permute2f128_pd(lo, hi, 0x20));
+            _mm256_storeu_pd(d + 8 * h + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+        }
     }
-  }
 }
 
 /// Loads the first n (0 <= n < 8) elements, reading nothing past p + n; lanes n..7 are zero.
 template <class T>
 batch<T> load_partial(const T* p, int n) noexcept {
-  if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
-    // Masked-off lanes of a maskload never touch memory (and never fault).
-    return {_mm256_maskload_epi32(reinterpret_cast<const int*>(p), detail::lane_index_mask(n))};
-  } else if constexpr (std::is_same_v<T, float>) {
-    return {_mm256_maskload_ps(p, detail::lane_index_mask(n))};
-  } else if constexpr (detail::is_lane64_int_v<T>) {
-    const auto* q = reinterpret_cast<const long long*>(p);
-    return {{_mm256_maskload_epi64(q, detail::lane_index_mask64(n, 0)),
-             _mm256_maskload_epi64(q + 4, detail::lane_index_mask64(n, 1))}};
-  } else if constexpr (std::is_same_v<T, double>) {
-    return {{_mm256_maskload_pd(p, detail::lane_index_mask64(n, 0)),
-             _mm256_maskload_pd(p + 4, detail::lane_index_mask64(n, 1))}};
-  } else {
-    // Narrow and complex elements: through a zeroed buffer (only a loop's tail pays for it).
-    T buf[lanes]{};
-    for (int i = 0; i < n; ++i) buf[i] = p[i];
-    return load(buf);
-  }
+    if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        // Masked-off lanes of a maskload never touch memory (and never fault).
+        return {_mm256_maskload_epi32(reinterpret_cast<const int*>(p), detail::lane_index_mask(n))};
+    } else if constexpr (std::is_same_v<T, float>) {
+        return {_mm256_maskload_ps(p, detail::lane_index_mask(n))};
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        const auto* q = reinterpret_cast<const long long*>(p);
+        return {{_mm256_maskload_epi64(q, detail::lane_index_mask64(n, 0)),
+                 _mm256_maskload_epi64(q + 4, detail::lane_index_mask64(n, 1))}};
+    } else if constexpr (std::is_same_v<T, double>) {
+        return {{_mm256_maskload_pd(p, detail::lane_index_mask64(n, 0)),
+                 _mm256_maskload_pd(p + 4, detail::lane_index_mask64(n, 1))}};
+    } else {
+        // Narrow and complex elements: through a zeroed buffer (only a loop's tail pays for it).
+        T buf[lanes]{};
+        for (int i = 0; i < n; ++i) buf[i] = p[i];
+        return load(buf);
+    }
 }
 
 /// Stores the first n (0 <= n < 8) lanes, writing nothing past p + n.
 template <class T>
 void store_partial(T* p, const batch<T>& b, int n) noexcept {
-  if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(p), detail::lane_index_mask(n), b.v);
-  } else if constexpr (std::is_same_v<T, float>) {
-    _mm256_maskstore_ps(p, detail::lane_index_mask(n), b.v);
-  } else if constexpr (detail::is_lane64_int_v<T>) {
-    auto* q = reinterpret_cast<long long*>(p);
-    _mm256_maskstore_epi64(q, detail::lane_index_mask64(n, 0), b.v[0]);
-    _mm256_maskstore_epi64(q + 4, detail::lane_index_mask64(n, 1), b.v[1]);
-  } else if constexpr (std::is_same_v<T, double>) {
-    _mm256_maskstore_pd(p, detail::lane_index_mask64(n, 0), b.v[0]);
-    _mm256_maskstore_pd(p + 4, detail::lane_index_mask64(n, 1), b.v[1]);
-  } else {
-    T buf[lanes];
-    store(buf, b);
-    for (int i = 0; i < n; ++i) p[i] = buf[i];
-  }
+    if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        _mm256_maskstore_epi32(reinterpret_cast<int*>(p), detail::lane_index_mask(n), b.v);
+    } else if constexpr (std::is_same_v<T, float>) {
+        _mm256_maskstore_ps(p, detail::lane_index_mask(n), b.v);
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        auto* q = reinterpret_cast<long long*>(p);
+        _mm256_maskstore_epi64(q, detail::lane_index_mask64(n, 0), b.v[0]);
+        _mm256_maskstore_epi64(q + 4, detail::lane_index_mask64(n, 1), b.v[1]);
+    } else if constexpr (std::is_same_v<T, double>) {
+        _mm256_maskstore_pd(p, detail::lane_index_mask64(n, 0), b.v[0]);
+        _mm256_maskstore_pd(p + 4, detail::lane_index_mask64(n, 1), b.v[1]);
+    } else {
+        T buf[lanes];
+        store(buf, b);
+        for (int i = 0; i < n; ++i) p[i] = buf[i];
+    }
 }
 
 /// All 8 lanes equal to x: `auto ones = mixt::simd::broadcast(1.0f);`
 template <class T>
 batch<T> broadcast(T x) noexcept {
-  static_assert(detail::is_dtype_v<T>, "mixt::simd::broadcast(x) requires x to be one of mixt's 15 dtypes");
-  if constexpr (std::is_same_v<T, bool>) {
-    return {_mm256_set1_epi32(x ? 1 : 0)};
-  } else if constexpr (detail::is_lane32_int_v<T>) {
-    return {_mm256_set1_epi32(static_cast<std::int32_t>(x))};
-  } else if constexpr (detail::is_lane64_int_v<T>) {
-    const __m256i v = _mm256_set1_epi64x(static_cast<long long>(x));
-    return {{v, v}};
-  } else if constexpr (detail::is_f32_lane_v<T>) {
-    return {_mm256_set1_ps(::mixt::convert<float>(x))};
-  } else if constexpr (std::is_same_v<T, double>) {
-    const __m256d v = _mm256_set1_pd(x);
-    return {{v, v}};
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    return {_mm256_set1_ps(x.real()), _mm256_set1_ps(x.imag())};
-  } else {
-    const __m256d re = _mm256_set1_pd(x.real());
-    const __m256d im = _mm256_set1_pd(x.imag());
-    return {{re, re}, {im, im}};
-  }
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::broadcast(x) requires x to be one of mixt's 15 dtypes");
+    if constexpr (std::is_same_v<T, bool>) {
+        return {_mm256_set1_epi32(x ? 1 : 0)};
+    } else if constexpr (detail::is_lane32_int_v<T>) {
+        return {_mm256_set1_epi32(static_cast<std::int32_t>(x))};
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        const __m256i v = _mm256_set1_epi64x(static_cast<long long>(x));
+        return {{v, v}};
+    } else if constexpr (detail::is_f32_lane_v<T>) {
+        return {_mm256_set1_ps(::mixt::convert<float>(x))};
+    } else if constexpr (std::is_same_v<T, double>) {
+        const __m256d v = _mm256_set1_pd(x);
+        return {{v, v}};
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        return {_mm256_set1_ps(x.real()), _mm256_set1_ps(x.imag())};
+    } else {
+        const __m256d re = _mm256_set1_pd(x.real());
+        const __m256d im = _mm256_set1_pd(x.imag());
+        return {{re, re}, {im, im}};
+    }
 }
 
 #else // portable batches
 
 template <class T>
 struct batch {
-  static_assert(detail::is_dtype_v<T>, "mixt::simd::batch<T> requires T to be one of mixt's 15 dtypes");
-  using value_type = T;
-  std::array<T, lanes> v;
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::batch<T> requires T to be one of mixt's 15 dtypes");
+    using value_type = T;
+    std::array<T, lanes> v;
 };
 
 template <class T>
 batch<T> load(const T* p) noexcept {
-  batch<T> b;
-  for (int i = 0; i < lanes; ++i) b.v[i] = detail::canonical(p[i]);
-  return b;
+    batch<T> b;
+    for (int i = 0; i < lanes; ++i) b.v[i] = detail::canonical(p[i]);
+    return b;
 }
 
 template <class T>
 void store(T* p, const batch<T>& b) noexcept {
-  for (int i = 0; i < lanes; ++i) p[i] = b.v[i];
+    for (int i = 0; i < lanes; ++i) p[i] = b.v[i];
 }
 
 template <class T>
 batch<T> load_partial(const T* p, int n) noexcept {
-  batch<T> b{};
-  for (int i = 0; i < n; ++i) b.v[i] = detail::canonical(p[i]);
-  return b;
+    batch<T> b{};
+    for (int i = 0; i < n; ++i) b.v[i] = detail::canonical(p[i]);
+    return b;
 }
 
 template <class T>
 void store_partial(T* p, const batch<T>& b, int n) noexcept {
-  for (int i = 0; i < n; ++i) p[i] = b.v[i];
+    for (int i = 0; i < n; ++i) p[i] = b.v[i];
 }
 
 template <class T>
 batch<T> broadcast(T x) noexcept {
-  batch<T> b;
-  b.v.fill(detail::canonical(x));
-  return b;
+    batch<T> b;
+    b.v.fill(detail::canonical(x));
+    return b;
 }
 
 #endif // MIXT_SIMD_AVX2
@@ -398,7 +397,7 @@ batch<T> broadcast(T x) noexcept {
 /// The 8 elements of a batch, for tests and debugging: `float out[8]; mixt::simd::to_array(b, out);`
 template <class T>
 void to_array(const batch<T>& b, T (&out)[lanes]) noexcept {
-  store(out, b);
+    store(out, b);
 }
 
 } // namespace mixt::simd
