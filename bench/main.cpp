@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
             rest.push_back(argv[i]);
     }
 
-    if (!for_each_group(action::check, check_only ? 1 : 0)) {
+    const bool header_ok = check_bench_header(check_only);
+    if (!for_each_group(action::check, check_only ? 1 : 0) || !header_ok) {
         std::fprintf(stderr, "mixt-bench: a variant computes something else than mixt::eval (see above)\n");
         return 1;
     }
