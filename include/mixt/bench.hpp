@@ -206,9 +206,11 @@ struct unfused_plan<node<Op, Cs...>> {
     static constexpr std::size_t arity = sizeof...(Cs);
     template <std::size_t K>
     using child_t = std::remove_cvref_t<std::tuple_element_t<K, std::tuple<Cs...>>>;
+    // A cast is itself the conversion: its child is converted straight into the result.
     template <std::size_t K>
-    using conversion_t = std::conditional_t<needs_conversion_v<child_t<K>, boost::mp11::mp_at_c<S, K>>,
-                                            tensor_like_t<boost::mp11::mp_at_c<S, K>, N>, no_conversion>;
+    using conversion_t =
+        std::conditional_t<needs_conversion_v<child_t<K>, boost::mp11::mp_at_c<S, K>> && !is_cast_op<Op>::value,
+                           tensor_like_t<boost::mp11::mp_at_c<S, K>, N>, no_conversion>;
 
     template <class Seq>
     struct parts;
