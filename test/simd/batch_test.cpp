@@ -293,8 +293,13 @@ elements<T> inputs() {
 // untemplated (or per type), which keeps the 225 pairs cheap to compile.
 template <class To, class From>
 void convert_both_ways(const elements<From>& xs, To* by_batch, To* by_scalar) {
-    for (std::size_t i = 0; i < xs.size(); i += simd::lanes)
+    for (std::size_t i = 0; i < xs.size(); i += simd::lanes) {
         simd::store(by_batch + i, simd::convert<To>(simd::load(&xs[i])));
+        // Every third batch again through the partial path, as a loop's tail would: the first n lanes are
+        // rewritten with the same values, the rest must keep those of the full conversion.
+        if (const int n = static_cast<int>(i / simd::lanes % simd::lanes); i / simd::lanes % 3 == 0)
+            simd::store_partial(by_batch + i, simd::convert<To>(simd::load_partial(&xs[i], n)), n);
+    }
     for (std::size_t i = 0; i < xs.size(); ++i) by_scalar[i] = mixt::convert<To>(canonical(xs[i]));
 }
 
