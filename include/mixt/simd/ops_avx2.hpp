@@ -9,8 +9,8 @@
 //   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`), not MINPS's;
 //   - complex multiplication uses the textbook formula and falls back to the scalar definition for a batch
 //     where a lane comes out NaN in both parts (C's Annex G recovery of infinities);
-//   - exp, log, sin, cos, tanh on f32 lanes use Eigen's packet functions (within 2 ulp of the result type;
-//     the only results that are not bit-identical to the scalar path).
+//   - exp, log, sin, cos (and tanh for f16/bf16) on f32 lanes use Eigen's packet functions (within 2 ulp of
+//     the result type; the only results that are not bit-identical to the scalar path).
 
 #include <complex>
 #include <cstdint>
@@ -139,22 +139,33 @@ struct vectorized<T, fn::sqrt_fn, T> : std::true_type {
 };
 
 #if defined(EIGEN_VECTORIZE_AVX)
-template <class Fn>
-inline constexpr bool is_eigen_math_v = std::is_same_v<Fn, fn::exp_fn> || std::is_same_v<Fn, fn::log_fn> ||
-                                        std::is_same_v<Fn, fn::sin_fn> || std::is_same_v<Fn, fn::cos_fn> ||
-                                        std::is_same_v<Fn, fn::tanh_fn>;
+// Eigen's exp, log, sin and cos on f32 are within 1 ulp (measured against double), except exp where the
+// result is subnormal (it flushes to 0): batches with such lanes take the scalar definition. Eigen's tanh is
+// a rational approximation up to 5 ulp off in f32, so it serves only f16/bf16 nodes, whose rounding absorbs it.
 template <class T, class Fn>
-    requires(is_f32_batch_v<T> && is_eigen_math_v<Fn>)
+inline constexpr bool is_eigen_math_v =
+    std::is_same_v<Fn, fn::exp_fn> || std::is_same_v<Fn, fn::log_fn> || std::is_same_v<Fn, fn::sin_fn> ||
+    std::is_same_v<Fn, fn::cos_fn> || (std::is_same_v<Fn, fn::tanh_fn> && !std::is_same_v<T, float>);
+template <class T, class Fn>
+    requires(is_f32_batch_v<T> && is_eigen_math_v<T, Fn>)
 struct vectorized<T, Fn, T> : std::true_type {
-    static batch<T> apply(const Fn&, const batch<T>& a) noexcept {
+    static batch<T> apply(const Fn& f, const batch<T>& a) noexcept {
         using namespace Eigen::internal;
         const Packet8f x = a.v;
         Packet8f r;
-        if constexpr (std::is_same_v<Fn, fn::exp_fn>) r = pexp(x);
-        else if constexpr (std::is_same_v<Fn, fn::log_fn>) r = plog(x);
-        else if constexpr (std::is_same_v<Fn, fn::sin_fn>) r = psin(x);
-        else if constexpr (std::is_same_v<Fn, fn::cos_fn>) r = pcos(x);
-        else r = ptanh(x);
+        if constexpr (std::is_same_v<Fn, fn::exp_fn>) {
+            if (_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ)) != 0)
+                return apply_lanes<T>(f, a);
+            r = pexp(x);
+        } else if constexpr (std::is_same_v<Fn, fn::log_fn>) {
+            r = plog(x);
+        } else if constexpr (std::is_same_v<Fn, fn::sin_fn>) {
+            r = psin(x);
+        } else if constexpr (std::is_same_v<Fn, fn::cos_fn>) {
+            r = pcos(x);
+        } else {
+            r = ptanh(x);
+        }
         return round_f32<T>(r);
     }
 };
