@@ -158,6 +158,10 @@ struct vectorized<T, Fn, T> : std::true_type {
                 return apply_lanes<T>(f, a);
             r = pexp(x);
         } else if constexpr (std::is_same_v<Fn, fn::log_fn>) {
+            // plog takes a subnormal input for the smallest normal number (log(1e-45f) would be -87.3).
+            const __m256 subnormal = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                                   _mm256_cmp_ps(x, _mm256_set1_ps(1.17549435e-38f), _CMP_LT_OQ));
+            if (_mm256_movemask_ps(subnormal) != 0) return apply_lanes<T>(f, a);
             r = plog(x);
         } else if constexpr (std::is_same_v<Fn, fn::sin_fn>) {
             r = psin(x);
