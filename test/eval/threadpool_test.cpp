@@ -1,0 +1,163 @@
+// `mixt::assign(dst, e, thread_pool_device)` gives the same bits as the DefaultDevice, for expressions over
+// every dtype and mixed ones, at sizes that are not multiples of the vector width (so every thread's block
+// and the final tail are exercised), on the fused loop (plain tensors) and on the lowering to Eigen
+// (expression leaves), which Eigen's own ThreadPoolDevice executor runs.
+
+#define EIGEN_USE_THREADS
+
+#include <mixt/eval/assign.hpp>
+#include <mixt/expr/operators.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace mp = boost::mp11;
+
+using all_types = mp::mp_list<bool, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
+                              std::int16_t, std::int32_t, std::int64_t, Eigen::bfloat16, Eigen::half, float, double,
+                              std::complex<float>, std::complex<double>>;
+constexpr Eigen::Index sizes[] = {1, 7, 9, 1001, 100003};
+
+// Deterministic values of every magnitude, special values included.
+template <class T>
+T value(std::uint64_t k) {
+    std::uint64_t x = k * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    if constexpr (std::is_same_v<T, bool>) {
+        return (x & 1) != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+        return static_cast<T>(x);
+    } else if constexpr (mixt::detail::is_complex_v<T>) {
+        using R = typename T::value_type;
+        return T(static_cast<R>(static_cast<std::int32_t>(x) % 1000) / R(8), static_cast<R>(static_cast<std::int16_t>(x >> 32)) / R(64));
+    } else {
+        if (x % 97 == 0) return std::numeric_limits<T>::quiet_NaN();
+        if (x % 89 == 0) return std::numeric_limits<T>::infinity();
+        return static_cast<T>(static_cast<float>(static_cast<std::int32_t>(x) % 100000) / 64.0f);
+    }
+}
+
+template <class T>
+Eigen::Tensor<T, 1> make(Eigen::Index n, std::uint64_t seed) {
+    Eigen::Tensor<T, 1> t(n);
+    for (Eigen::Index i = 0; i < n; ++i) t(i) = value<T>(seed * 1000003 + static_cast<std::uint64_t>(i));
+    return t;
+}
+
+template <class T>
+bool same_bits(const Eigen::Tensor<T, 1>& a, const Eigen::Tensor<T, 1>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(T) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+class threadpool : public ::testing::Test {
+  protected:
+    Eigen::ThreadPool pool{4};
+    Eigen::ThreadPoolDevice device{&pool, 4};
+
+    // Assigns `e` (built by `build` from the leaves) on both devices into sentinel-free fresh tensors and
+    // compares the bits.
+    template <class Build, class... Ts>
+    void check(const std::string& what, Build build, const Eigen::Tensor<Ts, 1>&... leaves) {
+        using E = decltype(build(leaves...));
+        using R = mixt::value_t<E>;
+        const Eigen::Index n = std::get<0>(std::tie(leaves...)).size();
+        Eigen::Tensor<R, 1> serial(n), parallel(n);
+        serial.setZero();
+        parallel.setConstant(R(1));
+        mixt::assign(serial, build(leaves...));
+        mixt::assign(parallel, build(leaves...), device);
+        EXPECT_TRUE(same_bits(serial, parallel)) << what << ", " << n << " elements";
+    }
+};
+
+template <class T>
+std::string name() {
+    return std::string(mixt::short_name(mixt::dtype_of_v<T>));
+}
+
+TEST_F(threadpool, every_dtype_on_the_fused_loop) {
+    mp::mp_for_each<all_types>([&](auto t) {
+        using T = decltype(t);
+        for (const Eigen::Index n : sizes) {
+            const auto a = make<T>(n, 1), b = make<T>(n, 2);
+            const auto i8 = make<std::int8_t>(n, 3);
+            check(name<T>() + ": a * b + a", [](const auto& x, const auto& y) { return mixt::lazy(x) * y + x; }, a, b);
+            check(name<T>() + ": where(a == b, a, i8) + 1", [](const auto& x, const auto& y, const auto& z) {
+                return mixt::where(mixt::lazy(x) == y, x, z) + 1;
+            }, a, b, i8);
+            check("cast<f32>(" + name<T>() + ") * i8", [](const auto& x, const auto& z) {
+                return mixt::cast<float>(x) * z;
+            }, a, i8);
+        }
+    });
+}
+
+TEST_F(threadpool, mixed_expressions) {
+    for (const Eigen::Index n : sizes) {
+        const auto i8 = make<std::int8_t>(n, 4);
+        const auto u8 = make<std::uint8_t>(n, 5);
+        const auto f16 = make<Eigen::half>(n, 6);
+        const auto f32 = make<float>(n, 7);
+        const auto u64 = make<std::uint64_t>(n, 8);
+        const auto i64 = make<std::int64_t>(n, 9);
+        const auto c64 = make<std::complex<float>>(n, 10);
+        check("(i8 + u8) * f16 - f32 / 3", [](const auto& a, const auto& b, const auto& c, const auto& d) {
+            return (mixt::lazy(a) + b) * c - mixt::lazy(d) / 3;
+        }, i8, u8, f16, f32);
+        check("floor_divide(u64, i64) % 7 + (u64 >> 3)", [](const auto& a, const auto& b) {
+            return mixt::floor_divide(mixt::lazy(a), b) + (mixt::lazy(a) >> 3);
+        }, u64, i64);
+        check("clip(f16 * i8, -1, 1) < u8", [](const auto& a, const auto& b, const auto& c) {
+            return mixt::clip(mixt::lazy(a) * b, -1, 1) < c;
+        }, f16, i8, u8);
+        check("c64 * f32 + conj(c64)", [](const auto& a, const auto& b) {
+            return mixt::lazy(a) * b + mixt::conj(a);
+        }, c64, f32);
+        check("pow(f32, i8 % 5) + sqrt(abs(f32))", [](const auto& a, const auto& b) {
+            return mixt::pow(a, mixt::lazy(b) % 5) + mixt::sqrt(mixt::abs(a));
+        }, f32, i8);
+    }
+}
+
+TEST_F(threadpool, lowered_to_eigen) {
+    for (const Eigen::Index n : sizes) {
+        const auto i8 = make<std::int8_t>(n, 11);
+        const auto f16 = make<Eigen::half>(n, 12);
+        const auto u64 = make<std::uint64_t>(n, 13);
+        // Whole-tensor slices: Eigen expressions, not memory mixt can loop over, so assign lowers them. (A
+        // TensorRef leaf would do on the DefaultDevice, but Eigen 3.4 cannot evaluate a TensorRef on a pool.)
+        const Eigen::array<Eigen::Index, 1> off{0}, ext{n};
+        Eigen::Tensor<Eigen::half, 1> serial(n), parallel(n), fused(n);
+        mixt::assign(serial, mixt::lazy(i8.slice(off, ext)) * f16.slice(off, ext) - 2);
+        mixt::assign(parallel, mixt::lazy(i8.slice(off, ext)) * f16.slice(off, ext) - 2, device);
+        mixt::assign(fused, mixt::lazy(i8) * f16 - 2, device);
+        EXPECT_TRUE(same_bits(serial, parallel)) << n;
+        EXPECT_TRUE(same_bits(serial, fused)) << n;
+        // mixt::to_eigen evaluated on the pool by Eigen.
+        Eigen::Tensor<double, 1> s(n), p(n);
+        mixt::assign(s, mixt::lazy(u64.slice(off, ext)) + i8);
+        p.device(device) = mixt::to_eigen(mixt::lazy(u64.slice(off, ext)) + i8);
+        EXPECT_TRUE(same_bits(s, p)) << n;
+    }
+}
+
+TEST_F(threadpool, errors_are_thrown_before_any_thread_writes) {
+    const auto u8 = make<std::uint8_t>(100003, 14);
+    Eigen::Tensor<std::uint8_t, 1> dst(100003);
+    dst.setConstant(0xAB);
+    EXPECT_THROW(mixt::assign(dst, mixt::lazy(u8) + 300, device), mixt::overflow_error);
+    Eigen::Tensor<std::uint8_t, 1> shorter(100002);
+    EXPECT_THROW(mixt::assign(shorter, mixt::lazy(u8) + 3, device), mixt::shape_error);
+    for (Eigen::Index i = 0; i < dst.size(); ++i) ASSERT_EQ(dst(i), 0xAB);
+}
+
+} // namespace
