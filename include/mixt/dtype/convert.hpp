@@ -94,12 +94,22 @@ EIGEN_DEVICE_FUNC constexpr bool is_nan(double x) noexcept {
 EIGEN_DEVICE_FUNC inline std::uint16_t half_bits(Eigen::half h) noexcept {
     return Eigen::numext::bit_cast<std::uint16_t>(h);
 }
-#else
-EIGEN_DEVICE_FUNC constexpr std::uint16_t half_bits(Eigen::half h) noexcept { return h.x; }
-#endif
 EIGEN_DEVICE_FUNC constexpr Eigen::half half_from_bits(std::uint16_t b) noexcept {
     return Eigen::half(Eigen::half_impl::raw_uint16_to_half(b));
 }
+#elif defined(EIGEN_HAS_GPU_FP16)
+// Under CUDA and HIP Eigen::half wraps the toolkit's __half_raw, which is not a literal type, so these two
+// cannot be constexpr there.
+EIGEN_DEVICE_FUNC inline std::uint16_t half_bits(Eigen::half h) noexcept { return h.x; }
+EIGEN_DEVICE_FUNC inline Eigen::half half_from_bits(std::uint16_t b) noexcept {
+    return Eigen::half(Eigen::half_impl::raw_uint16_to_half(b));
+}
+#else
+EIGEN_DEVICE_FUNC constexpr std::uint16_t half_bits(Eigen::half h) noexcept { return h.x; }
+EIGEN_DEVICE_FUNC constexpr Eigen::half half_from_bits(std::uint16_t b) noexcept {
+    return Eigen::half(Eigen::half_impl::raw_uint16_to_half(b));
+}
+#endif
 EIGEN_DEVICE_FUNC constexpr std::uint16_t bf16_bits(Eigen::bfloat16 h) noexcept {
     return Eigen::bfloat16_impl::raw_bfloat16_as_uint16(h);
 }
