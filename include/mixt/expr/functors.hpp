@@ -252,6 +252,14 @@ struct abs_fn {
     }
 };
 
+// Real functions are the C library's on the host: Eigen::numext::tanh(float) is a fast rational approximation
+// when EIGEN_FAST_MATH is on (Eigen's default), several ulp off and exactly +-1 from |x| ~ 7.9 on. In device
+// code, Eigen::numext calls the GPU's own functions.
+#if defined(EIGEN_GPU_COMPILE_PHASE)
+#define MIXT_DETAIL_REAL_MATH(FN, X) Eigen::numext::FN(X)
+#else
+#define MIXT_DETAIL_REAL_MATH(FN, X) std::FN(X)
+#endif
 #define MIXT_DETAIL_MATH(NAME, FN)                                                                             \
     struct NAME {                                                                                              \
         template <class T>                                                                                     \
@@ -260,7 +268,7 @@ struct abs_fn {
                 using std::FN;                                                                                 \
                 return FN(a);                                                                                  \
             } else {                                                                                           \
-                return via_compute(a, [](auto x) { return Eigen::numext::FN(x); });                            \
+                return via_compute(a, [](auto x) { return MIXT_DETAIL_REAL_MATH(FN, x); });                    \
             }                                                                                                  \
         }                                                                                                      \
     };
@@ -271,6 +279,7 @@ MIXT_DETAIL_MATH(sin_fn, sin)
 MIXT_DETAIL_MATH(cos_fn, cos)
 MIXT_DETAIL_MATH(tanh_fn, tanh)
 #undef MIXT_DETAIL_MATH
+#undef MIXT_DETAIL_REAL_MATH
 
 struct pow_fn {
     // Base and exponent keep their own types: a float base with an integer exponent computes in the base's

@@ -1,0 +1,766 @@
+#!/usr/bin/env python3
+"""Generates the differential test of mixt expressions: random expression trees as C++ test code.
+
+Each tree becomes one GoogleTest case that
+  - builds the expression with mixt's operators and functions over random Eigen tensors,
+  - static_asserts that mixt's value type and lattice node are what this generator derived,
+  - evaluates it with mixt::eval and mixt::assign, and hands the values to the reference evaluator
+    (test/expr/reference.hpp), which recomputes every element from the tree's text.
+
+The dtypes are decided here by this file's own copy of the rules: joins come from the published table
+(test/data/promotion_jax_numpy.csv, 18 x 18 with the weak nodes i* f* c*), the per-operation rules are those of
+spec/lattice.md, written out below without looking at mixt's traits. A weak result is stored as i64 / f64 / c128.
+
+The trees are random but fixed: a tree's content depends only on --seed and its number, through the generator's
+own PRNG (splitmix64), so every machine and every Python version generates the same code.
+
+Operations whose result is not exactly rounded (exp log sin cos tanh, pow of floats, and on complex values
+* / sqrt abs) are compared within a few ulp, so they are only placed at the root of a tree: below it, a one-ulp
+difference could be amplified without bound (a comparison flips, a cast truncates the other way).
+
+Usage: gen.py --csv promotion_jax_numpy.csv --out DIR [--trees N] [--tus K] [--seed S]
+writes DIR/trees_00.cpp ... DIR/trees_{K-1}.cpp and DIR/coverage.txt.
+"""
+
+import argparse
+import collections
+import csv
+import math
+import os
+import struct
+import sys
+
+# ---------------------------------------------------------------------------------------------------------------
+# dtypes
+
+TAGS = ['b', 'u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64', 'bf16', 'f16', 'f32', 'f64', 'c64', 'c128',
+        'i*', 'f*', 'c*']
+CONCRETE = TAGS[:15]
+KIND = {'b': 'b', 'u8': 'u', 'u16': 'u', 'u32': 'u', 'u64': 'u', 'i8': 'i', 'i16': 'i', 'i32': 'i', 'i64': 'i',
+        'bf16': 'f', 'f16': 'f', 'f32': 'f', 'f64': 'f', 'c64': 'c', 'c128': 'c', 'i*': 'i', 'f*': 'f', 'c*': 'c'}
+BITS = {'b': 8, 'u8': 8, 'u16': 16, 'u32': 32, 'u64': 64, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64}
+CPP = {'b': 'bool', 'u8': 'std::uint8_t', 'u16': 'std::uint16_t', 'u32': 'std::uint32_t', 'u64': 'std::uint64_t',
+       'i8': 'std::int8_t', 'i16': 'std::int16_t', 'i32': 'std::int32_t', 'i64': 'std::int64_t',
+       'bf16': 'Eigen::bfloat16', 'f16': 'Eigen::half', 'f32': 'float', 'f64': 'double',
+       'c64': 'std::complex<float>', 'c128': 'std::complex<double>'}
+MIXT_TAG = {'b': 'bool_', 'u8': 'u8', 'u16': 'u16', 'u32': 'u32', 'u64': 'u64', 'i8': 'i8', 'i16': 'i16',
+            'i32': 'i32', 'i64': 'i64', 'bf16': 'bf16', 'f16': 'f16', 'f32': 'f32', 'f64': 'f64', 'c64': 'c64',
+            'c128': 'c128', 'i*': 'weak_int', 'f*': 'weak_float', 'c*': 'weak_complex'}
+MATERIALIZE = {'i*': 'i64', 'f*': 'f64', 'c*': 'c128'}
+F16_LIMIT = 65520  # the smallest integer that rounds to inf in f16
+
+
+def mat(t):
+    return MATERIALIZE.get(t, t)
+
+
+def int_range(t):
+    t = mat(t)
+    bits = BITS[t]
+    if KIND[t] == 'u':
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+class Lattice:
+    def __init__(self, path):
+        with open(path, newline='') as f:
+            rows = list(csv.reader(f))
+        header = rows[0][1:]
+        if header != TAGS:
+            sys.exit(f'gen.py: unexpected header in {path}: {header}')
+        self.join_table = {}
+        for row in rows[1:]:
+            a = row[0]
+            for b, cell in zip(header, row[1:]):
+                self.join_table[(a, b)] = cell.strip()
+        if len(self.join_table) != len(TAGS) ** 2:
+            sys.exit(f'gen.py: {path} is not an {len(TAGS)} x {len(TAGS)} table')
+
+    def join(self, *ts):
+        r = ts[0]
+        for t in ts[1:]:
+            r = self.join_table[(r, t)]
+            if r not in KIND:
+                return None
+        return r
+
+
+def to_inexact(t):
+    if KIND[t] in 'bui':
+        if t == 'i*':
+            return 'f*'
+        return 'f64' if t in ('u64', 'i64') else 'f32'
+    return t
+
+
+def real_part(t):
+    return {'c64': 'f32', 'c128': 'f64', 'c*': 'f*'}.get(t, t)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# operations: name -> (arity, spelling, form). form: 'bin' C++ binary operator, 'un' C++ unary operator,
+# 'fn' mixt::function. Named functions take plain Eigen tensors too; operators need one mixt expression.
+
+OPS = {
+    'add': (2, '+', 'bin'), 'sub': (2, '-', 'bin'), 'mul': (2, '*', 'bin'), 'div': (2, '/', 'bin'),
+    'mod': (2, '%', 'bin'), 'floor_divide': (2, 'floor_divide', 'fn'),
+    'eq': (2, '==', 'bin'), 'ne': (2, '!=', 'bin'), 'lt': (2, '<', 'bin'), 'le': (2, '<=', 'bin'),
+    'gt': (2, '>', 'bin'), 'ge': (2, '>=', 'bin'),
+    'logical_and': (2, '&&', 'bin'), 'logical_or': (2, '||', 'bin'),
+    'bit_and': (2, '&', 'bin'), 'bit_or': (2, '|', 'bin'), 'bit_xor': (2, '^', 'bin'),
+    'shl': (2, '<<', 'bin'), 'shr': (2, '>>', 'bin'),
+    'pow': (2, 'pow', 'fn'), 'minimum': (2, 'minimum', 'fn'), 'maximum': (2, 'maximum', 'fn'),
+    'neg': (1, '-', 'un'), 'logical_not': (1, '!', 'un'), 'bit_not': (1, '~', 'un'),
+    'abs': (1, 'abs', 'fn'), 'sqrt': (1, 'sqrt', 'fn'), 'exp': (1, 'exp', 'fn'), 'log': (1, 'log', 'fn'),
+    'sin': (1, 'sin', 'fn'), 'cos': (1, 'cos', 'fn'), 'tanh': (1, 'tanh', 'fn'),
+    'real': (1, 'real', 'fn'), 'imag': (1, 'imag', 'fn'), 'conj': (1, 'conj', 'fn'), 'cast': (1, 'cast', 'fn'),
+    'where': (3, 'where', 'fn'), 'clip': (3, 'clip', 'fn'),
+}
+COMPARISONS = ('eq', 'ne', 'lt', 'le', 'gt', 'ge')
+ORDERED = ('lt', 'le', 'gt', 'ge')
+TRANSCENDENTAL = ('exp', 'log', 'sin', 'cos', 'tanh')
+
+
+def rule(lat, op, ts, cast_to=None):
+    """(result tag, operand tags) of `op` on children of tags `ts`, or None where the operation is undefined.
+
+    The operand tags are what each child's value is converted to (not materialized: i* stays i*)."""
+    k = [KIND[t] for t in ts]
+    if op == 'cast':
+        return cast_to, [cast_to]
+    if op in ('real', 'imag', 'abs'):
+        return real_part(ts[0]), [ts[0]]
+    if op == 'where':
+        j = lat.join(ts[1], ts[2])
+        return (j, ['b', j, j]) if j else None
+    if op == 'pow':
+        if k[0] in 'fc' and k[1] in 'uib':
+            return ts[0], [ts[0], ts[1]]
+        j = lat.join(*ts)
+        return (j, [j, j]) if j else None
+    j = lat.join(*ts)
+    if j is None:
+        return None
+    kj = KIND[j]
+    if op in COMPARISONS:
+        if op in ORDERED and kj == 'c':
+            return None
+        return 'b', [j, j]
+    if op in ('div', 'sqrt') + TRANSCENDENTAL:
+        r = to_inexact(j)
+        return r, [r] * len(ts)
+    allowed = {
+        'add': 'buifc', 'mul': 'buifc', 'minimum': 'buifc', 'maximum': 'buifc', 'clip': 'buifc', 'conj': 'buifc',
+        'sub': 'uifc', 'neg': 'uifc', 'floor_divide': 'uif', 'mod': 'uif',
+        'bit_and': 'bui', 'bit_or': 'bui', 'bit_xor': 'bui', 'bit_not': 'bui', 'shl': 'ui', 'shr': 'ui',
+        'logical_and': 'b', 'logical_or': 'b', 'logical_not': 'b',
+    }[op]
+    if kj not in allowed:
+        return None
+    return j, [j] * len(ts)
+
+
+def op_key(lat, op, kids, cast_to):
+    """An operation and the kind of dtype it computes in: what the generator balances."""
+    tags = [k.tag for k in kids]
+    r = rule(lat, op, tags, cast_to)
+    return op, KIND[r[0] if op in ('cast', 'where') else r[1][0]]
+
+
+THEMES = [
+    (26, (CONCRETE, [(5, 'i'), (3, 'f'), (1, 'c')])),                                      # anything
+    (22, (['u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64', 'b'], [(1, 'i')])),       # integers
+    (12, (['b', 'b', 'b', 'b', 'u8', 'i32'], [(1, 'i')])),                                # bool
+    (20, (['bf16', 'f16', 'f32', 'f64', 'i8', 'u16', 'b'], [(3, 'i'), (3, 'f')])),        # floats
+    (22, (['c64', 'c128', 'c64', 'c128', 'f32', 'i16'], [(1, 'i'), (1, 'f'), (2, 'c')])),  # complex
+]
+
+
+# (operation, kind it computes in, not exactly rounded) at the root of the first trees
+GOALS = [(op, 'c', True) for op in ('abs', 'sqrt', 'exp', 'log', 'sin', 'cos', 'tanh', 'pow', 'mul', 'div')] * 2 + \
+        [(op, 'b', False) for op in ('add', 'mul', 'pow', 'logical_and', 'logical_or', 'logical_not', 'minimum',
+                                     'maximum', 'bit_and', 'bit_or', 'bit_xor', 'bit_not', 'abs', 'where', 'clip',
+                                     'lt', 'eq')] + \
+        [(op, 'f', True) for op in ('exp', 'log', 'sin', 'cos', 'tanh', 'pow')] + \
+        [(op, 'c', False) for op in ('add', 'sub', 'neg', 'conj', 'real', 'imag', 'eq', 'ne', 'minimum', 'maximum',
+                                     'clip', 'where', 'cast')] + \
+        [(op, 'u', False) for op in ('neg', 'floor_divide', 'mod', 'shl', 'shr', 'pow', 'abs', 'sub')]
+
+
+def exactly_rounded(op, result, kid_tags):
+    """Whether mixt's result is defined bit for bit (else: compared within a few ulp)."""
+    kr = KIND[result]
+    if op in TRANSCENDENTAL:
+        return False
+    if op == 'pow':
+        return kr in 'bui'
+    if op in ('mul', 'div', 'sqrt'):
+        return kr != 'c'
+    if op == 'abs':
+        return KIND[kid_tags[0]] != 'c'
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# random numbers: splitmix64, so that the trees do not depend on the Python version
+
+
+class Rng:
+    def __init__(self, seed):
+        self.s = seed & 0xFFFFFFFFFFFFFFFF
+
+    def u64(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return self.u64() % n
+
+    def uniform(self):
+        return (self.u64() >> 11) / float(1 << 53)
+
+    def chance(self, p):
+        return self.uniform() < p
+
+    def choice(self, xs):
+        return xs[self.below(len(xs))]
+
+    def weighted(self, items):
+        """items: [(weight, value)]"""
+        total = sum(w for w, _ in items)
+        x = self.uniform() * total
+        for w, v in items:
+            x -= w
+            if x < 0:
+                return v
+        return items[-1][1]
+
+    def int_between(self, lo, hi):
+        return lo + self.below(hi - lo + 1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# trees
+
+
+class Leaf:
+    def __init__(self, idx, tag, plain):
+        self.idx, self.tag, self.plain = idx, tag, plain
+
+    def is_expr(self):  # a mixt expression (operators accept it)
+        return not self.plain
+
+
+class Lit:
+    def __init__(self, kind):
+        self.kind = kind  # 'i', 'f', 'c'
+        self.tag = kind + '*'
+        self.value = None
+        self.spelling = None
+        self.target = None  # the operand dtype it is converted to, 'exact' for an exact comparison
+        self.overflows = False
+
+    def is_expr(self):
+        return False
+
+
+class Node:
+    def __init__(self, op, kids, cast_to=None):
+        self.op, self.kids, self.cast_to = op, kids, cast_to
+        self.tag = None
+        self.operands = None
+        self.exact = True
+
+    def is_expr(self):
+        return True
+
+
+def height(n):
+    return 1 + max(height(k) for k in n.kids) if isinstance(n, Node) else 0
+
+
+def walk(n):
+    yield n
+    if isinstance(n, Node):
+        for k in n.kids:
+            yield from walk(k)
+
+
+# Values that f16, bf16 or f32 cannot hold (the leaves hold their rounded neighbours): a comparison with one of
+# them depends on whether the literal is converted to the array's dtype first.
+ROUNDING_SENSITIVE = [0.1, 1.0 / 3, 2049.0, 257.0, 65519.0, 2.0 ** 24 + 1, 1e-8, -0.1, 4097.0]
+ROUNDING_SENSITIVE_INTS = [2049, 257, 4097, 65519, 2 ** 24 + 1, 2 ** 53 + 1, -2049, 2 ** 63 - 1]
+
+FLOAT_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 0.1, -7.75, 100.0, 65504.0, 65519.0, 65520.0, 1e5,
+                  1e10, -1e20, 3.4028234663852886e38, 1e300, -1e300, 5e-324, 2.2250738585072014e-308, 1e-40,
+                  2.0 ** 24 + 1, 2.0 ** 53, 2.0 ** 63, -2.0 ** 63, 2.0 ** 64, float('nan'), float('inf'),
+                  float('-inf')]
+
+
+def random_double(rng):
+    c = rng.below(10)
+    if c < 4:
+        return rng.choice(FLOAT_SPECIALS)
+    if c < 7:  # small, often integral
+        v = rng.int_between(-64, 64) / rng.choice([1, 1, 2, 4, 8, 3, 10])
+        return float(v)
+    if c < 9:  # any magnitude
+        return rng.choice([1.0, -1.0]) * rng.uniform() * 2.0 ** rng.int_between(-60, 60)
+    bits = rng.u64()  # any double, NaN included
+    return struct.unpack('<d', struct.pack('<Q', bits))[0]
+
+
+def random_int(rng, lo, hi):
+    c = rng.below(8)
+    if c < 3:
+        cands = [v for v in (0, 1, -1, 2, 3, -2, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, -128, -129,
+                             300, 1000, 32767, 65535, 65536, 65519, 2 ** 31 - 1, -2 ** 31, 2 ** 32, 2 ** 53 + 1,
+                             2 ** 63 - 1, -2 ** 63, 2 ** 64 - 1) if lo <= v <= hi]
+        return rng.choice(cands)
+    if c < 5:
+        return rng.choice([lo, hi, lo + 1, hi - 1]) if hi - lo > 2 else lo
+    if c < 7:
+        return max(lo, min(hi, rng.int_between(-20, 40)))
+    return rng.int_between(lo, hi)
+
+
+def f32_exact(v):
+    if not math.isfinite(v):
+        return False
+    try:
+        return struct.unpack('<f', struct.pack('<f', v))[0] == v
+    except OverflowError:
+        return False
+
+
+def spell_double(rng, v):
+    if math.isnan(v):
+        return 'std::numeric_limits<double>::quiet_NaN()'
+    if math.isinf(v):
+        return ('-' if v < 0 else '') + 'std::numeric_limits<double>::infinity()'
+    s = v.hex() if rng.chance(0.3) else repr(v)
+    if f32_exact(v) and rng.chance(0.3):
+        s += 'f'  # a float literal: still f*, its value exactly the double
+    return f'({s})' if s.startswith('-') else s
+
+
+def spell_int(rng, v):
+    if v > 2 ** 63 - 1:
+        return f'{v}ULL'
+    if v == -2 ** 63:
+        return '(-9223372036854775807LL - 1)'
+    if -2 ** 31 < v < 2 ** 31:
+        forms = [str(v), f'{v}LL']
+        if 0 <= v < 2 ** 31:
+            forms.append(f'{v}u')
+        if -128 <= v <= 127:
+            forms.append(f'std::int8_t{{{v}}}')
+        if 0 <= v <= 65535:
+            forms.append(f'std::uint16_t{{{v}}}')
+        s = rng.choice(forms)
+    else:
+        s = f'{v}LL'
+    return f'({s})' if s.startswith('-') else s
+
+
+def literal_fits(v, target):
+    """Whether mixt accepts int literal v converted to target (else mixt::overflow_error)."""
+    kt = KIND[target]
+    if kt in 'ui':
+        lo, hi = int_range(target)
+        return lo <= v <= hi
+    if target == 'f16':
+        return -F16_LIMIT < v < F16_LIMIT
+    return True
+
+
+class Generator:
+    def __init__(self, lat, seed):
+        self.lat = lat
+        self.seed = seed
+        self.op_count = collections.Counter()
+        self.cast_count = {t: 0 for t in CONCRETE}
+        self.seen = set()
+
+    # -- one tree ------------------------------------------------------------------------------------------------
+    def tree(self, tid, retry=0):
+        rng = Rng(self.seed * 0x100000001B3 + tid * 0x9E3779B97F4A7C15 + 1 + retry * 0xD1B54A32D192ED03)
+        self.rng = rng
+        t = {'id': tid}
+        t['rank'] = rank = tid % 5 if tid < 50 else rng.below(5)
+        t['layout'] = rng.choice(['Eigen::ColMajor', 'Eigen::RowMajor'])
+        t['dims'] = self.dims(rank)
+        t['depth'] = depth = [1, 2, 3, 4, 5, 6][tid % 6] if tid < 60 else rng.weighted(
+            [(1, 1), (2, 2), (3, 3), (3, 4), (3, 5), (3, 6)])
+        self.leaves = []
+        self.max_nodes = rng.int_between(depth, 4 + 2 * depth)
+        self.nodes = 0
+        # A theme per tree: the leaves' dtypes and the literals' kinds. Mixed trees soon compute in floats, so
+        # some trees keep to integers, to bool or to complex values, where those operations get exercised.
+        theme = rng.weighted([(w, i) for i, (w, _) in enumerate(THEMES)])
+        want_inexact = rng.chance({1: 0.1, 2: 0.1, 4: 0.7}.get(theme, 0.3))
+        # The first trees each have a given operation on a given kind at the root: the combinations that random
+        # trees seldom reach (complex functions, bool arithmetic) are then covered too.
+        self.goal = GOALS[tid] if tid < len(GOALS) else None
+        if self.goal:
+            theme = {'b': 2, 'u': 1, 'i': 1, 'f': 3, 'c': 4}[self.goal[1]]
+            want_inexact = self.goal[2]
+        self.theme = THEMES[theme][1]
+        for _attempt in range(500):
+            self.leaves = []
+            self.nodes = 0
+            root = self.node(0, depth, True, 'inexact' if want_inexact else 'exact', True)
+            if root is not None and height(root) == depth:
+                break
+        else:
+            raise RuntimeError(f'tree {tid}: no tree found')
+        key = (ref_text(root), tuple(self.leaves))
+        if key in self.seen:  # the same tree again: take another (deterministically)
+            return self.tree(tid, retry + 1)
+        self.seen.add(key)
+        t['root'] = root
+        t['leaves'] = list(self.leaves)
+        # A few trees hold one integer literal that does not fit the dtype it is converted to: evaluation must
+        # throw mixt::overflow_error and write nothing.
+        t['overflow'] = False
+        if rng.chance(0.1):
+            slots = [n for n in walk(root) if isinstance(n, Lit) and n.kind == 'i' and n.target not in
+                     ('exact', 'b') and (KIND[n.target] in 'ui' or n.target == 'f16')]
+            if slots:
+                lit = rng.choice(slots)
+                if lit.target == 'f16':
+                    v = rng.choice([F16_LIMIT, -F16_LIMIT, 100000, -(2 ** 40)])
+                else:
+                    lo, hi = int_range(lit.target)
+                    cands = [x for x in (lo - 1, hi + 1, hi + 1000, lo - 1000, 2 ** 64 - 1, -2 ** 63) if
+                             (x < lo or x > hi) and -2 ** 63 <= x < 2 ** 64]
+                    v = rng.choice(cands)
+                lit.value = v
+                lit.spelling = spell_int(rng, v)
+                lit.overflows = True
+                t['overflow'] = True
+        # The destination of mixt::assign: any concrete dtype the result promotes to implicitly.
+        tag = root.tag
+        dsts = [d for d in CONCRETE if self.lat.join(tag, d) == d]
+        t['dst'] = mat(tag) if rng.chance(0.4) else rng.choice(dsts)
+        t['dst_map'] = rng.chance(0.5)
+        t['to_eigen'] = tid % 4 == 0
+        for n in walk(root):
+            if isinstance(n, Node):
+                self.op_count[op_key(self.lat, n.op, n.kids, n.cast_to)] += 1
+                if n.op == 'cast':
+                    self.cast_count[n.cast_to] += 1
+        return t
+
+    def dims(self, rank):
+        rng = self.rng
+        if rank == 0:
+            return []
+        while True:
+            cap = {1: 300, 2: 30, 3: 11, 4: 7}[rank]
+            d = [rng.choice([1, 2, 3, 5, 7, 9, 11, 13, 17, 19, 23, 29, 31, 37, 61, 67, 127, 131, 257])
+                 for _ in range(rank)]
+            d = [min(x, cap) if x <= cap else rng.int_between(1, cap) for x in d]
+            n = math.prod(d)
+            if n % 8 != 0 and n <= 600:
+                return d
+
+    def new_leaf(self, plain):
+        rng = self.rng
+        if self.leaves and rng.chance(0.25):
+            idx = rng.below(len(self.leaves))
+        else:
+            self.leaves.append(rng.choice(self.theme[0]))
+            idx = len(self.leaves) - 1
+        return Leaf(idx, self.leaves[idx], plain)
+
+    # -- one node ------------------------------------------------------------------------------------------------
+    def node(self, level, depth, spine, want, root):
+        """A subtree at `level` whose height is depth - level if `spine`, at most that otherwise. `want`:
+        'exact' (only exactly rounded operations), 'inexact' (the root's operation is not exactly rounded)."""
+        rng = self.rng
+        if level == depth or (not spine and (self.nodes >= self.max_nodes or rng.chance(0.3 + 0.1 * level))):
+            return self.new_leaf(plain=rng.chance(0.2))
+        self.nodes += 1
+        for _attempt in range(30):
+            arity = rng.weighted([(4, 1), (7, 2), (2, 3)])
+            if want == 'inexact' and root:
+                arity = rng.weighted([(6, 1), (4, 2)])
+            if root and self.goal:
+                arity = OPS[self.goal[0]][0]
+            spine_pos = rng.below(arity)
+            kids = []
+            for pos in range(arity):
+                # Never every operand a literal: the spine's operand is always an expression.
+                if arity > 1 and pos != spine_pos and rng.chance(0.3):
+                    kids.append(Lit(rng.weighted(self.theme[1])))
+                else:
+                    kid = self.node(level + 1, depth, spine and pos == spine_pos, 'exact', False)
+                    if kid is None:
+                        return None
+                    kids.append(kid)
+            ops = self.candidates(arity, kids, want if root else 'exact')
+            if root and self.goal:
+                ops = [(o, c) for o, c in ops if (o, op_key(self.lat, o, kids, c)[1]) == self.goal[:2]]
+            if not ops:
+                continue
+            # Favour the operations used least so far on this kind of operands, so that every one is well
+            # covered on every kind it has.
+            op, cast_to = rng.weighted([(1.0 / (1 + self.op_count[op_key(self.lat, o, kids, c)]) ** 2, (o, c))
+                                        for o, c in ops])
+            n = Node(op, kids, cast_to)
+            n.tag, n.operands = rule(self.lat, op, [k.tag for k in kids], cast_to)
+            n.exact = exactly_rounded(op, n.tag, [k.tag for k in kids])
+            self.place_literals(n)
+            self.order_operands(n)
+            return n
+        return None
+
+    def candidates(self, arity, kids, want):
+        tags = [k.tag for k in kids]
+        out = []
+        for op, (a, _spelling, form) in OPS.items():
+            if a != arity:
+                continue
+            if form in ('bin', 'un') and not self.operator_ok(form, kids):
+                continue
+            if form == 'fn' and not any(isinstance(k, (Leaf, Node)) for k in kids):
+                continue
+            targets = CONCRETE if op == 'cast' else [None]
+            for c in targets:
+                r = rule(self.lat, op, tags, c)
+                if r is None:
+                    continue
+                exact = exactly_rounded(op, r[0], tags)
+                if (want == 'exact') != exact:
+                    continue
+                out.append((op, c))
+        # cast has 15 targets: count it once among the operations
+        casts = [x for x in out if x[0] == 'cast']
+        out = [x for x in out if x[0] != 'cast']
+        if casts:
+            fewest = min(self.cast_count[c] for _, c in casts)
+            out.append(self.rng.choice([x for x in casts if self.cast_count[x[1]] == fewest]))
+        return out
+
+    @staticmethod
+    def operator_ok(form, kids):
+        # A C++ operator is mixt's only when one operand is a mixt expression: order_operands wraps leaves in
+        # lazy() where needed, so any operation with a leaf or node operand can be an operator.
+        return any(isinstance(k, (Leaf, Node)) for k in kids)
+
+    def order_operands(self, n):
+        """Plain tensors as operands of C++ operators: only on the right of a mixt expression (on the left,
+        Eigen's own member operators would compete)."""
+        form = OPS[n.op][2]
+        if form == 'un':
+            for k in n.kids:
+                if isinstance(k, Leaf):
+                    k.plain = False
+        elif form == 'bin':
+            a, b = n.kids
+            if isinstance(a, Leaf) and a.plain:
+                a.plain = False
+            if isinstance(b, Leaf) and b.plain and not a.is_expr():
+                b.plain = False
+
+    def place_literals(self, n):
+        rng = self.rng
+        for i, k in enumerate(n.kids):
+            if not isinstance(k, Lit):
+                continue
+            target = n.operands[i]
+            others = [o for j, o in enumerate(n.kids) if j != i]
+            if (n.op in COMPARISONS and k.kind in 'if' and KIND[mat(others[0].tag)] != 'c'):
+                target = 'exact'  # mixt compares a real array with a real literal without converting the literal
+            k.target = target if target == 'exact' else mat(target)
+            sensitive = (n.op in COMPARISONS and KIND[mat(others[0].tag)] == 'f' and mat(others[0].tag) != 'f64'
+                         and rng.chance(0.5))
+            if sensitive and k.kind == 'i':
+                k.value = rng.choice(ROUNDING_SENSITIVE_INTS)
+                k.spelling = spell_int(rng, k.value)
+            elif sensitive and k.kind == 'f':
+                k.value = rng.choice(ROUNDING_SENSITIVE)
+                k.spelling = spell_double(rng, k.value)
+            elif k.kind == 'i':
+                if k.target in ('exact', 'b') or KIND[k.target] in 'c':
+                    v = random_int(rng, -2 ** 63, 2 ** 64 - 1)
+                elif KIND[k.target] in 'ui':
+                    lo, hi = int_range(k.target)
+                    v = random_int(rng, lo, hi)
+                elif k.target == 'f16':
+                    v = random_int(rng, -F16_LIMIT + 1, F16_LIMIT - 1)
+                else:
+                    v = random_int(rng, -2 ** 63, 2 ** 64 - 1)
+                assert k.target == 'exact' or literal_fits(v, k.target)
+                k.value = v
+                k.spelling = spell_int(rng, v)
+            elif k.kind == 'f':
+                k.value = random_double(rng)
+                k.spelling = spell_double(rng, k.value)
+            else:
+                re, im = random_double(rng), random_double(rng)
+                k.value = (re, im)
+                if f32_exact(re) and f32_exact(im) and rng.chance(0.3):
+                    k.spelling = f'std::complex<float>({spell_double(rng, re)}, {spell_double(rng, im)})'
+                else:
+                    k.spelling = f'std::complex<double>({spell_double(rng, re)}, {spell_double(rng, im)})'
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# emission
+
+
+def cpp_expr(n):
+    if isinstance(n, Leaf):
+        return f't{n.idx}' if n.plain else f'mixt::lazy(t{n.idx})'
+    if isinstance(n, Lit):
+        return n.spelling
+    arity, spelling, form = OPS[n.op]
+    kids = [cpp_expr(k) for k in n.kids]
+    if n.op == 'cast':
+        target = CPP[n.cast_to] if n.cast_to not in ('f16', 'bf16', 'b') or hash_of(n) % 2 else \
+            f'mixt::dtypes::{MIXT_TAG[n.cast_to]}'
+        return f'mixt::cast<{target}>({kids[0]})'
+    if form == 'bin':
+        return f'({kids[0]} {spelling} {kids[1]})'
+    if form == 'un':
+        return f'({spelling}{kids[0]})'
+    return f'mixt::{spelling}({", ".join(kids)})'
+
+
+def hash_of(n):
+    return sum(ord(c) for c in ref_text(n))
+
+
+def hex_double(v):
+    if math.isnan(v):
+        return 'nan'
+    if math.isinf(v):
+        return '-inf' if v < 0 else 'inf'
+    return v.hex()
+
+
+def ref_text(n):
+    if isinstance(n, Leaf):
+        return f'L{n.idx}'
+    if isinstance(n, Lit):
+        if n.kind == 'i':
+            return f'U{n.value}' if n.value > 2 ** 63 - 1 else f'I{n.value}'
+        if n.kind == 'f':
+            return 'F' + hex_double(n.value)
+        return f'C{hex_double(n.value[0])},{hex_double(n.value[1])}'
+    name = n.op if n.op != 'cast' else f'cast.{n.cast_to}'
+    return f'({name} ' + ' '.join(ref_text(k) for k in n.kids) + ')'
+
+
+def emit_tree(t):
+    root = t['root']
+    tid = t['id']
+    rank = t['rank']
+    dims = ', '.join(str(d) for d in t['dims'])
+    lines = [f'// tree {tid}: height {height(root)}, rank {rank}, dims [{dims}], {t["layout"]}',
+             f'TEST(expr_differential, tree_{tid:04d}) {{',
+             f'    static constexpr mixt_test::diff::tree_case c{{{tid}, R"mixt({ref_text(root)})mixt",',
+             f'        R"mixt({cpp_expr(root)})mixt",',
+             f'        "{root.tag}", {"true" if t["overflow"] else "false"}}};',
+             f'    const std::array<Eigen::Index, {rank}> dims{{{dims}}};']
+    for i, tag in enumerate(t['leaves']):
+        lines.append(f'    const auto t{i} = mixt_test::diff::make_leaf<{CPP[tag]}, {t["layout"]}>(dims, c.id, {i});')
+    lines.append(f'    auto e = {cpp_expr(root)};')
+    lines.append(f'    static_assert(std::is_same_v<mixt::value_t<decltype(e)>, {CPP[mat(root.tag)]}>, '
+                 f'"tree {tid}: value type");')
+    lines.append(f'    static_assert(std::is_same_v<mixt::tag_t<decltype(e)>, mixt::dtypes::{MIXT_TAG[root.tag]}>, '
+                 f'"tree {tid}: lattice node");')
+    views = ', '.join(f'mixt_test::diff::view(t{i})' for i in range(len(t['leaves'])))
+    flags = ' | '.join(f for f, on in (('mixt_test::diff::use_map', t['dst_map']),
+                                       ('mixt_test::diff::use_to_eigen', t['to_eigen'])) if on) or '0'
+    lines.append(f'    mixt_test::diff::check<{CPP[t["dst"]]}, {flags}>(c, e, {{{views}}});')
+    lines.append('}')
+    return '\n'.join(lines)
+
+
+HEADER = '''// Generated by test/expr/differential/gen.py ({what}); do not edit.
+// Each case: the expression, its static type as the generator derived it from the published table and the
+// per-operation rules, then mixt::eval / mixt::assign against the reference evaluator (test/expr/reference.hpp).
+
+#include "harness.hpp"
+
+// clang-format off
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--csv', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--trees', type=int, default=512)
+    ap.add_argument('--tus', type=int, default=8)
+    ap.add_argument('--seed', type=int, default=20240601)
+    args = ap.parse_args()
+
+    lat = Lattice(args.csv)
+    gen = Generator(lat, args.seed)
+    trees = [gen.tree(i) for i in range(args.trees)]
+
+    os.makedirs(args.out, exist_ok=True)
+    per = -(-len(trees) // args.tus)
+    for k in range(args.tus):
+        chunk = trees[k * per:(k + 1) * per]
+        text = HEADER.format(what=f'seed {args.seed}, trees {k * per} to {k * per + len(chunk) - 1}')
+        text += '\n\n'.join(emit_tree(t) for t in chunk) + '\n'
+        write_if_different(os.path.join(args.out, f'trees_{k:02d}.cpp'), text)
+    write_if_different(os.path.join(args.out, 'coverage.txt'), coverage(trees, gen))
+
+
+def coverage(trees, gen):
+    ops = {op: 0 for op in OPS}
+    leaf_dtypes = {t: 0 for t in CONCRETE}
+    results = {t: 0 for t in TAGS}
+    lits = {'i': 0, 'f': 0, 'c': 0}
+    casts = {t: 0 for t in CONCRETE}
+    ranks = {r: 0 for r in range(5)}
+    heights = {h: 0 for h in range(1, 7)}
+    inexact_roots = overflow = 0
+    for t in trees:
+        ranks[t['rank']] += 1
+        heights[height(t['root'])] += 1
+        inexact_roots += not t['root'].exact
+        overflow += t['overflow']
+        for tag in t['leaves']:
+            leaf_dtypes[tag] += 1
+        for n in walk(t['root']):
+            if isinstance(n, Node):
+                ops[n.op] += 1
+                results[n.tag] += 1
+                if n.op == 'cast':
+                    casts[n.cast_to] += 1
+            elif isinstance(n, Lit):
+                lits[n.kind] += 1
+    missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights) for k, v in d.items() if v == 0]
+    if missing:
+        sys.exit(f'gen.py: not covered: {missing}')
+    out = [f'trees: {len(trees)} (inexact root: {inexact_roots}, expecting overflow_error: {overflow})']
+    for name, d in (('operations', ops), ('leaf dtypes', leaf_dtypes), ('node results', results),
+                    ('literals', lits), ('cast targets', casts), ('ranks', ranks), ('heights', heights)):
+        out.append(f'{name}: ' + ', '.join(f'{k} {v}' for k, v in d.items()))
+    return '\n'.join(out) + '\n'
+
+
+def write_if_different(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+if __name__ == '__main__':
+    main()

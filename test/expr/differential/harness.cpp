@@ -1,0 +1,352 @@
+// The non-generated half of the differential test: random inputs, and the comparison of mixt's results with
+// the reference evaluator's (test/expr/reference.hpp).
+
+#include "harness.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace mixt_test::diff {
+
+namespace {
+
+using ref::scalar;
+using mixt::dtype;
+
+// splitmix64: the same numbers on every platform (std::uniform_*_distribution are implementation-defined).
+struct rng {
+    std::uint64_t s;
+    std::uint64_t next() {
+        std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    std::uint64_t below(std::uint64_t n) { return next() % n; }
+    std::int64_t between(std::int64_t lo, std::int64_t hi) {
+        return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo) + 1));
+    }
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+};
+
+scalar random_int(dtype d, rng& g) {
+    const int bits = mixt::info(d).bits;
+    const bool is_signed = mixt::kind(d) == mixt::dtype_kind::signed_int;
+    const ref::i128 max = is_signed ? (ref::i128(1) << (bits - 1)) - 1 : (ref::i128(1) << bits) - 1;
+    const ref::i128 min = is_signed ? -(ref::i128(1) << (bits - 1)) : 0;
+    ref::i128 v = 0;
+    switch (g.below(6)) {
+    case 0: { // edges, shift counts around the width
+        const ref::i128 edges[] = {0, 1, -1, 2, min, max, min + 1, max - 1, bits - 1, bits, bits + 1, 7, 8, 3};
+        v = edges[g.below(std::size(edges))];
+        break;
+    }
+    case 1:
+    case 2: v = g.between(-20, 40); break;
+    case 3: v = g.between(-1000, 1000); break;
+    default: v = static_cast<ref::i128>(g.next()); break; // any bit pattern (wrapped below)
+    }
+    return ref::from_int(d, v);
+}
+
+// A double, rounded to `d` by mixt::convert where it is not representable.
+double random_real(dtype d, rng& g) {
+    static const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3.0, 127.5, 255.5, 0.1,
+                                      65504.0, 65520.0, 1e5, -1e10, 0x1p24 + 1, 0x1p31, 0x1p32, 0x1p53 + 1, 0x1p63,
+                                      -0x1p63, 0x1p64, 1e300, -1e38, 3.4028234663852886e38, 0x1p-126, 0x1p-149,
+                                      0x1p-24, 0x1p-14, 0x1p-1022, 0x1p-1074, 1e-8, 2049.0, 257.0, 4097.0,
+                                      1.0 / 3, -0.1,
+                                      std::numeric_limits<double>::quiet_NaN(),
+                                      std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity()};
+    // Values that f16, bf16 or f32 round (their neighbours are what the leaves hold), for comparisons with the
+    // same values as literals.
+    static const double rounded[] = {0.1, -0.1, 1.0 / 3, 2049.0, 257.0, 4097.0, 65519.0, 0x1p24 + 1, 1e-8};
+    switch (g.below(11)) {
+    case 0:
+    case 1:
+    case 2: return specials[g.below(std::size(specials))];
+    case 10: return rounded[g.below(std::size(rounded))];
+    case 3:
+    case 4:
+    case 5: return static_cast<double>(g.between(-64, 64)) / static_cast<double>(1 + g.below(8));
+    case 6:
+    case 7: return (g.below(2) != 0 ? 1.0 : -1.0) * g.uniform() * std::ldexp(1.0, static_cast<int>(g.between(-40, 40)));
+    default: { // any bit pattern of the dtype: subnormals, NaN payloads
+        const std::uint64_t b = g.next();
+        switch (d) {
+        case dtype::float16: return static_cast<double>(Eigen::numext::bit_cast<Eigen::half>(static_cast<std::uint16_t>(b)));
+        case dtype::bfloat16:
+            return static_cast<double>(Eigen::numext::bit_cast<Eigen::bfloat16>(static_cast<std::uint16_t>(b)));
+        case dtype::float32: return static_cast<double>(Eigen::numext::bit_cast<float>(static_cast<std::uint32_t>(b)));
+        default: return Eigen::numext::bit_cast<double>(b);
+        }
+    }
+    }
+}
+
+scalar random_scalar(dtype d, rng& g) {
+    if (d == dtype::bool_) return ref::make<bool>(g.below(2) != 0);
+    if (ref::is_int(d)) return random_int(d, g);
+    if (ref::is_float(d)) return ref::from_double(d, random_real(d, g));
+    const dtype comp = ref::component_of(d);
+    const double re = ref::to_double(ref::from_double(comp, random_real(comp, g)));
+    const double im = g.below(4) == 0 ? 0.0 : ref::to_double(ref::from_double(comp, random_real(comp, g)));
+    return ref::from_c128(d, ref::c128(re, im));
+}
+
+// --- printing ----------------------------------------------------------------------------------------------------
+
+std::string show(const scalar& s) {
+    std::ostringstream o;
+    o << mixt::short_name(ref::dtype_of(s)) << ' ';
+    std::visit(
+        [&](auto v) {
+            using T = decltype(v);
+            if constexpr (std::is_same_v<T, bool>) {
+                o << (v ? "true" : "false");
+            } else if constexpr (std::is_integral_v<T>) {
+                o << +v;
+            } else if constexpr (std::is_same_v<T, ref::c64> || std::is_same_v<T, ref::c128>) {
+                o << std::setprecision(17) << '(' << v.real() << ", " << v.imag() << ')';
+            } else {
+                o << std::setprecision(17) << static_cast<double>(v) << " [" << std::hexfloat
+                  << static_cast<double>(v) << ']' << std::defaultfloat;
+            }
+        },
+        s);
+    return o.str();
+}
+
+std::string dims_text(const std::vector<Eigen::Index>& d) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
+    return s + "]";
+}
+
+// --- comparison ----------------------------------------------------------------------------------------------------
+
+// The position of a real float among all values of its dtype: adjacent values differ by one, -0 == +0.
+std::int64_t ordered(const scalar& s) {
+    std::uint64_t bits = 0, sign = 0;
+    switch (ref::dtype_of(s)) {
+    case dtype::float16:
+        bits = Eigen::numext::bit_cast<std::uint16_t>(std::get<Eigen::half>(s));
+        sign = 0x8000;
+        break;
+    case dtype::bfloat16:
+        bits = Eigen::numext::bit_cast<std::uint16_t>(std::get<Eigen::bfloat16>(s));
+        sign = 0x8000;
+        break;
+    case dtype::float32:
+        bits = Eigen::numext::bit_cast<std::uint32_t>(std::get<float>(s));
+        sign = 0x80000000u;
+        break;
+    default:
+        bits = Eigen::numext::bit_cast<std::uint64_t>(std::get<double>(s));
+        sign = 0x8000000000000000u;
+        break;
+    }
+    const auto mag = static_cast<std::int64_t>(bits & ~sign);
+    return (bits & sign) != 0 ? -mag : mag;
+}
+
+double ulp_distance(const scalar& a, const scalar& b) {
+    const std::int64_t x = ordered(a), y = ordered(b);
+    return x > y ? static_cast<double>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y))
+                 : static_cast<double>(static_cast<std::uint64_t>(y) - static_cast<std::uint64_t>(x));
+}
+
+int min_exponent(dtype comp) {
+    switch (comp) {
+    case dtype::float16: return -14;
+    case dtype::float64: return -1022;
+    default: return -126;
+    }
+}
+
+// The spacing of the component dtype at magnitude m.
+long double ulp_at(dtype comp, long double m) {
+    const int p = ref::component_precision(comp);
+    int e = min_exponent(comp);
+    if (m != 0 && std::isfinite(m)) e = std::max(e, std::ilogb(m));
+    return std::ldexp(1.0L, e - (p - 1));
+}
+
+bool same_bits(const scalar& got, const scalar& want) {
+    if (got.index() != want.index()) return false;
+    const dtype d = ref::dtype_of(got);
+    if (ref::is_float(d)) {
+        if (ref::is_nan(got) || ref::is_nan(want)) return ref::is_nan(got) && ref::is_nan(want);
+        return ordered(got) == ordered(want) && std::signbit(ref::to_double(got)) == std::signbit(ref::to_double(want));
+    }
+    if (ref::is_complex(d)) {
+        const dtype comp = ref::component_of(d);
+        const ref::c128 g = ref::to_c128(got), w = ref::to_c128(want);
+        return same_bits(ref::from_double(comp, g.real()), ref::from_double(comp, w.real())) &&
+               same_bits(ref::from_double(comp, g.imag()), ref::from_double(comp, w.imag()));
+    }
+    return got == want;
+}
+
+bool close_real(const scalar& got, const scalar& want, double tol) {
+    const bool gn = ref::is_nan(got), wn = ref::is_nan(want);
+    if (gn || wn) return gn && wn;
+    return ulp_distance(got, want) <= tol;
+}
+
+bool close_complex(const scalar& got, const scalar& want, double tol) {
+    const dtype comp = ref::component_of(ref::dtype_of(want));
+    const ref::c128 g = ref::to_c128(got), w = ref::to_c128(want);
+    const auto part = [&](double x) { return ref::from_double(comp, x); };
+    const auto finite = [](ref::c128 z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); };
+    // An error bound of 2^p ulps or more (std::pow of complex values at a huge |y log x|): no digit of the result
+    // is known, only whether it is finite.
+    if (tol >= std::ldexp(1.0, ref::component_precision(comp))) return finite(g) == finite(w);
+    // A complex value with an infinite part is an infinity, whatever its other part (C's Annex G): where the
+    // exact result overflows, only that is defined, the direction is lost in the intermediate results.
+    const auto infinite = [](ref::c128 z) { return std::isinf(z.real()) || std::isinf(z.imag()); };
+    if (infinite(w) || infinite(g)) return infinite(w) && infinite(g);
+    // NaN parts: each component alone (NaN with NaN, a finite one within tol ulps of itself).
+    if (!finite(w) || !finite(g))
+        return close_real(part(g.real()), part(w.real()), tol) && close_real(part(g.imag()), part(w.imag()), tol);
+    // Normwise: both components within tol ulps of the larger component's magnitude.
+    const long double m = std::max(std::fabs(static_cast<long double>(w.real())), std::fabs(static_cast<long double>(w.imag())));
+    const long double allowed = tol * ulp_at(comp, m);
+    return std::fabs(static_cast<long double>(g.real()) - w.real()) <= allowed &&
+           std::fabs(static_cast<long double>(g.imag()) - w.imag()) <= allowed;
+}
+
+int precision(dtype d) {
+    return ref::is_float(d) || ref::is_complex(d) ? ref::component_precision(d) : 64;
+}
+
+// Whether `got` (of the dtype mixt wrote) matches `want` (the reference's value in the expression's value dtype
+// `v`, with its tolerance).
+bool matches(const scalar& got, const scalar& want, double tol) {
+    const dtype g = ref::dtype_of(got), v = ref::dtype_of(want);
+    if (tol == 0) return same_bits(got, ref::convert(want, g));
+    // Within a tolerance: compared in the less precise of the two dtypes (a result within 2 ulp of f32 is
+    // further than 2 ulp of f64 from the exact value once widened).
+    if (precision(g) < precision(v)) {
+        const scalar w = ref::convert(want, g);
+        return ref::is_complex(g) ? close_complex(got, w, tol) : close_real(got, w, tol);
+    }
+    if (ref::is_complex(g) && !ref::is_complex(v)) {
+        if (ref::to_c128(got).imag() != 0 || std::signbit(ref::to_c128(got).imag())) return false;
+    }
+    const scalar gv = ref::convert(got, v);
+    return ref::is_complex(v) ? close_complex(gv, want, tol) : close_real(gv, want, tol);
+}
+
+std::string inputs_at(const std::vector<leaf_view>& leaves, std::size_t i) {
+    std::string s;
+    for (std::size_t k = 0; k < leaves.size(); ++k) s += "\n      t" + std::to_string(k) + " = " + show(leaves[k].values[i]);
+    return s;
+}
+
+bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+} // namespace
+
+std::uint64_t leaf_seed(int tree, int leaf) {
+    rng g{static_cast<std::uint64_t>(tree) * 1000003u + static_cast<std::uint64_t>(leaf)};
+    return g.next();
+}
+
+std::vector<ref::scalar> random_values(mixt::dtype d, std::size_t n, std::uint64_t seed) {
+    rng g{seed};
+    std::vector<ref::scalar> v;
+    v.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(random_scalar(d, g));
+    return v;
+}
+
+void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outcome& out) {
+    const std::string what = "tree " + std::to_string(c.id) + ": " + c.expr + "\n  reference form: " + c.ref;
+    SCOPED_TRACE(what);
+
+    ref::node root = ref::parse(c.ref);
+    std::vector<dtype> leaf_dtypes;
+    for (const auto& l : leaves) leaf_dtypes.push_back(l.type);
+    std::vector<ref::overflow> overflows;
+    try {
+        // mixt's documented rule for literals in comparisons (exact values); see ref::literal_comparison.
+        overflows = ref::type(root, leaf_dtypes, ref::table::published(), ref::literal_comparison::exact);
+    } catch (const ref::type_error& x) {
+        ADD_FAILURE() << "the reference finds the expression ill-typed: " << x.what();
+        return;
+    }
+
+    // Types: the generator's node, the reference's, and mixt's agree.
+    EXPECT_EQ(mixt::short_name(root.tag), std::string_view(c.tag)) << "reference vs generator: lattice node";
+    EXPECT_EQ(mixt::short_name(out.tag), mixt::short_name(root.tag)) << "mixt vs reference: lattice node";
+    EXPECT_EQ(mixt::short_name(out.value_dtype), mixt::short_name(root.value)) << "mixt vs reference: value dtype";
+    if (out.value_dtype != root.value) return;
+
+    // Literals out of range: every evaluation throws mixt::overflow_error naming the value and the dtype, and
+    // writes nothing.
+    EXPECT_EQ(!overflows.empty(), c.overflow) << "reference vs generator: does a literal overflow?";
+    std::vector<const run*> runs = {&out.eval, &out.assign};
+    if (*out.lowered.how != '\0') runs.push_back(&out.lowered);
+    if (!overflows.empty()) {
+        const ref::overflow& o = overflows.front();
+        const std::string value = show(o.value).substr(show(o.value).find(' ') + 1);
+        for (const run* r : runs) {
+            if (!r->overflow) {
+                ADD_FAILURE() << r->how << " did not throw mixt::overflow_error; the literal " << value
+                              << " does not fit " << mixt::name(o.target) << " (in " << ref::name_of(o.in) << ")";
+                continue;
+            }
+            const std::string& msg = *r->overflow;
+            EXPECT_TRUE(contains(msg, value)) << r->how << ": the message does not name the value " << value << ": "
+                                              << msg;
+            EXPECT_TRUE(contains(msg, mixt::name(o.target)) || contains(msg, mixt::short_name(o.target)))
+                << r->how << ": the message does not name the dtype " << mixt::name(o.target) << ": " << msg;
+        }
+        EXPECT_TRUE(out.assign.untouched) << "mixt::assign threw but wrote into the destination";
+        return;
+    }
+    for (const run* r : runs)
+        if (r->overflow) ADD_FAILURE() << r->how << " threw mixt::overflow_error: " << *r->overflow;
+
+    // Values, element by element.
+    const std::size_t n = leaves.front().values.size();
+    std::vector<std::vector<scalar>> inputs;
+    for (const auto& l : leaves) inputs.push_back(l.values);
+    std::vector<ref::evaluated> want;
+    want.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) want.push_back(ref::evaluate(root, inputs, i));
+    for (std::size_t i = 0; i < n; ++i)
+        if (want[i].consumed) {
+            ADD_FAILURE() << "an inexact value feeds another operation: the tree cannot be checked";
+            return;
+        }
+
+    for (const run* r : runs) {
+        if (!r->ran) continue;
+        EXPECT_EQ(dims_text(r->dims), dims_text(leaves.front().dims)) << r->how << ": shape";
+        if (r->values.size() != n) {
+            ADD_FAILURE() << r->how << ": " << r->values.size() << " elements, expected " << n;
+            continue;
+        }
+        int reported = 0, wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (matches(r->values[i], want[i].v, want[i].tol)) continue;
+            ++wrong;
+            if (reported++ < 4)
+                ADD_FAILURE() << r->how << ", element " << i << ":\n    got      " << show(r->values[i])
+                              << "\n    expected " << show(ref::convert(want[i].v, ref::dtype_of(r->values[i])))
+                              << " (reference value " << show(want[i].v) << ")"
+                              << (want[i].tol != 0 ? ", within " + std::to_string(want[i].tol) + " ulp" : "")
+                              << "\n    inputs:" << inputs_at(leaves, i);
+        }
+        if (wrong > reported) ADD_FAILURE() << r->how << ": " << wrong << " of " << n << " elements differ in all";
+    }
+}
+
+} // namespace mixt_test::diff

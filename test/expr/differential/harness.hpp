@@ -1,0 +1,181 @@
+#ifndef MIXT_TEST_EXPR_DIFFERENTIAL_HARNESS_HPP
+#define MIXT_TEST_EXPR_DIFFERENTIAL_HARNESS_HPP
+
+// What the generated differential cases (gen.py) call: random leaves, and `check`, which evaluates the
+// expression with mixt (eval, assign into a pre-sized tensor or map of another dtype, and for some trees the
+// lowering to Eigen) and hands the results to `verify` (harness.cpp), where the reference evaluator recomputes
+// every element. Only `check` is instantiated per expression; everything else is compiled once.
+
+#include <mixt/mixt.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "expr/reference.hpp"
+
+namespace mixt_test::diff {
+
+/// One generated tree: its number, its text for the reference, the C++ expression (for messages), the node
+/// the generator derived, and whether a literal in it is out of range (evaluation must throw).
+struct tree_case {
+    int id;
+    const char* ref;
+    const char* expr;
+    const char* tag;
+    bool overflow;
+};
+
+enum flags : unsigned {
+    use_map = 1,      ///< assign into a TensorMap over a buffer (else into an Eigen::Tensor)
+    use_to_eigen = 2, ///< also evaluate `Eigen::Tensor r = mixt::to_eigen(e)`
+};
+
+/// The element values of a leaf, for the reference, with its dimensions.
+struct leaf_view {
+    mixt::dtype type;
+    std::vector<ref::scalar> values;
+    std::vector<Eigen::Index> dims;
+};
+
+/// What one way of evaluating produced: the values, or the overflow_error it threw.
+struct run {
+    const char* how = "";
+    bool ran = false;
+    std::vector<ref::scalar> values;
+    std::vector<Eigen::Index> dims;
+    std::optional<std::string> overflow; ///< the message of mixt::overflow_error
+    bool untouched = true;               ///< the destination still holds what it held before
+};
+
+struct outcome {
+    mixt::dtype value_dtype; ///< mixt's value_t
+    mixt::dtype tag;         ///< mixt's tag_t
+    mixt::dtype dst_dtype;   ///< the dtype assign wrote into
+    run eval, assign, lowered;
+};
+
+/// `n` random values of dtype `d`, edge values included (0, -1, min, max, NaN, infinities, -0, subnormals, ...).
+std::vector<ref::scalar> random_values(mixt::dtype d, std::size_t n, std::uint64_t seed);
+
+std::uint64_t leaf_seed(int tree, int leaf);
+
+/// Runs the reference on the tree and compares everything; reports failures through GoogleTest.
+void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outcome& out);
+
+template <class T>
+std::vector<ref::scalar> values_of(const T* p, std::size_t n) {
+    std::vector<ref::scalar> v;
+    v.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(ref::make<T>(p[i]));
+    return v;
+}
+
+template <class T>
+void fill(T* p, const std::vector<ref::scalar>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) p[i] = std::get<T>(v[i]);
+}
+
+template <class T, int Layout, std::size_t R>
+Eigen::Tensor<T, static_cast<int>(R), Layout> make_leaf(const std::array<Eigen::Index, R>& dims, int tree, int leaf) {
+    Eigen::Tensor<T, static_cast<int>(R), Layout> t(dims);
+    fill(t.data(), random_values(mixt::dtype_of_v<T>, static_cast<std::size_t>(t.size()), leaf_seed(tree, leaf)));
+    return t;
+}
+
+template <class T, int R, int Layout>
+leaf_view view(const Eigen::Tensor<T, R, Layout>& t) {
+    leaf_view v{mixt::dtype_of_v<T>, values_of(t.data(), static_cast<std::size_t>(t.size())), {}};
+    for (int k = 0; k < R; ++k) v.dims.push_back(t.dimension(k));
+    return v;
+}
+
+template <class Tensor>
+std::vector<Eigen::Index> dims_of(const Tensor& t) {
+    std::vector<Eigen::Index> d;
+    for (int k = 0; k < Tensor::NumDimensions; ++k) d.push_back(t.dimension(k));
+    return d;
+}
+
+/// Evaluates `e` every way and verifies the results against the reference.
+template <class D, unsigned Flags, class E>
+void check(const tree_case& c, const E& e, std::initializer_list<leaf_view> leaf_list) {
+    using X = std::remove_cvref_t<E>;
+    using V = mixt::value_t<E>;
+    constexpr int rank = X::rank;
+    constexpr int layout = X::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor;
+    const std::vector<leaf_view> leaves(leaf_list);
+    outcome out{mixt::dtype_of_v<V>, mixt::tag_t<E>::value, mixt::dtype_of_v<D>, {}, {}, {}};
+
+    std::array<Eigen::Index, rank> dims{};
+    for (int k = 0; k < rank; ++k) dims[static_cast<std::size_t>(k)] = leaves.front().dims[static_cast<std::size_t>(k)];
+    Eigen::Index size = 1;
+    for (const auto d : dims) size *= d;
+    const auto n = static_cast<std::size_t>(size);
+
+    out.eval.how = "mixt::eval(e)";
+    try {
+        const auto r = mixt::eval(e);
+        out.eval.ran = true;
+        out.eval.values = values_of(r.data(), static_cast<std::size_t>(r.size()));
+        out.eval.dims = dims_of(r);
+    } catch (const mixt::overflow_error& x) {
+        out.eval.overflow = x.what();
+    }
+
+    // The destination is pre-sized and holds random values, so that an element left unwritten shows.
+    const std::vector<ref::scalar> before = random_values(mixt::dtype_of_v<D>, n, leaf_seed(c.id, 99));
+    const auto buffer = std::make_unique<D[]>(n); // not std::vector: vector<bool> has no data()
+    fill(buffer.get(), before);
+    out.assign.how = (Flags & use_map) != 0 ? "mixt::assign(TensorMap, e)" : "mixt::assign(Tensor, e)";
+    try {
+        if constexpr ((Flags & use_map) != 0) {
+            Eigen::TensorMap<Eigen::Tensor<D, rank, layout>> dst(buffer.get(), dims);
+            mixt::assign(dst, e);
+            out.assign.dims = dims_of(dst);
+        } else {
+            Eigen::Tensor<D, rank, layout> dst(dims);
+            fill(dst.data(), before);
+            mixt::assign(dst, e);
+            out.assign.dims = dims_of(dst);
+            std::copy(dst.data(), dst.data() + size, buffer.get());
+        }
+        out.assign.ran = true;
+    } catch (const mixt::overflow_error& x) {
+        out.assign.overflow = x.what();
+    }
+    out.assign.values = values_of(buffer.get(), n);
+    out.assign.untouched = true;
+    for (std::size_t i = 0; i < n && out.assign.untouched; ++i)
+        out.assign.untouched = ref::dtype_of(before[i]) == ref::dtype_of(out.assign.values[i]) &&
+                               std::memcmp(&buffer[i], &std::get<D>(before[i]), sizeof(D)) == 0;
+
+    if constexpr ((Flags & use_to_eigen) != 0) {
+        out.lowered.how = "Eigen::Tensor r = mixt::to_eigen(e)";
+        try {
+            const Eigen::Tensor<V, rank, layout> r = mixt::to_eigen(e);
+            out.lowered.ran = true;
+            out.lowered.values = values_of(r.data(), static_cast<std::size_t>(r.size()));
+            out.lowered.dims = dims_of(r);
+        } catch (const mixt::overflow_error& x) {
+            out.lowered.overflow = x.what();
+        }
+    }
+    verify(c, leaves, out);
+}
+
+} // namespace mixt_test::diff
+
+#endif // MIXT_TEST_EXPR_DIFFERENTIAL_HARNESS_HPP
