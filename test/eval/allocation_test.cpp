@@ -38,14 +38,17 @@ inline void eigen_assert_failed(const char* condition) {
 
 // --- Counting global allocation functions ------------------------------------------------------------------
 
+// Out of line, so that GCC does not pair an inlined free() with the operator new it came from
+// (-Wmismatched-new-delete).
 namespace {
-void* counted_alloc(std::size_t n, std::size_t align = alignof(std::max_align_t)) {
+[[gnu::noinline]] void* counted_alloc(std::size_t n, std::size_t align = alignof(std::max_align_t)) {
     ++mixt_test::operator_news;
     if (n == 0) n = 1;
     void* p = align <= alignof(std::max_align_t) ? std::malloc(n) : std::aligned_alloc(align, (n + align - 1) / align * align);
     if (p == nullptr) throw std::bad_alloc();
     return p;
 }
+[[gnu::noinline]] void counted_free(void* p) noexcept { std::free(p); }
 } // namespace
 
 void* operator new(std::size_t n) { return counted_alloc(n); }
@@ -66,14 +69,14 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
         return nullptr;
     }
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
 
 namespace {
 
@@ -123,7 +126,7 @@ auto expression(const I8& i8, const U8& u8, const F16& f16, const F32& f32, cons
 TEST(allocation, the_counters_see_allocations) {
     counting c;
     Eigen::Tensor<float, 1> t(100); // Eigen's heap allocation
-    auto* p = new int(3);
+    int* volatile p = new int(3); // observed through a volatile, so the compiler cannot elide the pair
     delete p;
     EXPECT_EQ(c.eigen_mallocs(), 1);
     EXPECT_EQ(c.operator_news(), 1);
