@@ -38,6 +38,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <type_traits>
@@ -302,7 +303,9 @@ bool check(bool verbose) {
     const outcome outcomes[] = {
         measure("mixt_threads", 0, [&] { mixt::assign(r, e, thread_pool_device()); }),
         measure("mixt_unfused", 0, [&] { r = mixt::bench::eval_unfused(e); }),
-        measure("hand_loop", 0, [&] { run_hand_loop(w, r); }),
+        // Transcendental functions may differ by 2 ulp of their node's type between mixt's vector code and
+        // the C library (E10's exp of a half: 2^-10 relative); everything else must be exact.
+        measure("hand_loop", std::string_view(X::id) == "E10" ? 0x1p-10 : 0.0, [&] { run_hand_loop(w, r); }),
         measure("eigen_cast", eigen_tolerance, [&] { run_eigen_cast(w, r); }),
         measure("eigen_unfused", eigen_tolerance, [&] { run_eigen_unfused(w, r); }),
     };
