@@ -21,6 +21,9 @@ TEST(edge_values, bfloat16_operations) { edge::all_binary_ops<Eigen::bfloat16, E
 TEST(edge_values, float64_operations) { edge::all_binary_ops<double, double, paths::fused_only>(); }
 TEST(edge_values, complex128_operations) { edge::all_binary_ops<c128, c128, paths::fused_only>(); }
 
+// An integer dtype, here to balance the compile time of the edge_values files.
+TEST(edge_values, int32_operations) { edge::all_binary_ops<std::int32_t, std::int32_t, paths::fused_only>(); }
+
 TEST(edge_values, mixed_float_pairs) {
     edge::all_binary_ops<double, c64>();                                   // c128
     edge::all_binary_ops<Eigen::half, Eigen::bfloat16, paths::fused_only>(); // f32
