@@ -141,9 +141,10 @@ auto make_kernel(const E& e) {
     }
 }
 
-/// Runs a kernel over elements [begin, end) of the destination.
+/// Runs a kernel over elements [begin, end) of the destination. The kernel is taken by value: a local copy
+/// cannot alias the destination, so its pointers and broadcast literals stay in registers across the stores.
 template <class D, class K>
-void run_kernel(D* dst, const K& k, index_t begin, index_t end) {
+void run_kernel(D* dst, const K k, index_t begin, index_t end) {
     index_t i = begin;
     for (; i + simd::lanes <= end; i += simd::lanes) simd::store(dst + i, k.at(i));
     if (i < end) {
