@@ -11,7 +11,8 @@
 //     (add L0 (mul L1 I2))           leaf 0 + leaf 1 * 2
 //     (cast.f16 (where L0 F0x1p-1 C0x0p+0,0x1p+0))
 // with leaves `L<k>`, literals `I<int64>`, `U<uint64>`, `F<double>` (hex float, nan, inf, -inf) and
-// `C<re>,<im>`, and one name per operation (`op_names` below; `cast.<dtype>` for casts).
+// `C<re>,<im>`, typed scalars (mixt::strong) `S<dtype>:<value>` (`Si8:-3`, `Sc64:0x1p+0,-0x1p+1`), and one
+// name per operation (`op_names` below; `cast.<dtype>` for casts).
 //
 // How each operation computes, given its operands already converted to the dtypes the rules say:
 //   - integers in 128-bit arithmetic, exact, then wrapped to the result's width once;
@@ -284,7 +285,7 @@ inline dtype real_part(dtype t) {
 // Trees
 
 enum class op {
-    leaf, literal,
+    leaf, literal, typed_scalar,
     add, sub, mul, div, mod, floor_divide, eq, ne, lt, le, gt, ge, logical_and, logical_or, bit_and, bit_or,
     bit_xor, shl, shr, pow, minimum, maximum,
     neg, logical_not, bit_not, abs, sqrt, exp, log, sin, cos, tanh, real, imag, conj, cast,
@@ -312,14 +313,15 @@ inline constexpr op_name op_names[] = {
 inline std::string_view name_of(op o) {
     for (const auto& n : op_names)
         if (n.o == o) return n.name;
-    return o == op::leaf ? "leaf" : "literal";
+    return o == op::leaf ? "leaf" : o == op::typed_scalar ? "scalar" : "literal";
 }
 
 struct node {
     op o = op::leaf;
     std::vector<node> kids;
     int leaf = -1;     ///< leaves: the index of the input
-    scalar lit;        ///< literals: as mixt keeps them, int64 / uint64 / double / complex<double>
+    scalar lit;        ///< literals: as mixt keeps them, int64 / uint64 / double / complex<double>;
+                       ///< typed scalars (mixt::strong): the value in its dtype
     dtype cast_to{};   ///< cast: the target
 
     // Filled in by `type`:
@@ -412,6 +414,24 @@ private:
             n.lit = make<c128>(c128(parse_double(rest.substr(0, comma)), parse_double(rest.substr(comma + 1))));
             return n;
         }
+        case 'S': { // S<dtype>:<value>, a typed scalar
+            const auto colon = rest.find(':');
+            const auto d = colon == std::string_view::npos ? std::nullopt : mixt::parse_dtype(rest.substr(0, colon));
+            if (!d || !is_concrete(*d)) fail("bad typed scalar");
+            const std::string_view v = rest.substr(colon + 1);
+            n.o = op::typed_scalar;
+            if (is_bool(*d) || is_int(*d)) {
+                const std::string text(v);
+                n.lit = text[0] == '-' ? from_int(*d, std::stoll(text)) : from_int(*d, static_cast<i128>(std::stoull(text)));
+            } else if (is_float(*d)) {
+                n.lit = from_double(*d, parse_double(v));
+            } else {
+                const auto comma = v.find(',');
+                if (comma == std::string_view::npos) fail("complex scalar without ','");
+                n.lit = from_c128(*d, c128(parse_double(v.substr(0, comma)), parse_double(v.substr(comma + 1))));
+            }
+            return n;
+        }
         default: fail("unknown token '" + std::string(t) + "'");
         }
     }
@@ -484,6 +504,10 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, lite
     if (n.o == op::literal) {
         n.tag = literal_tag(n.lit);
         n.value = dtype_of(n.lit);
+        return;
+    }
+    if (n.o == op::typed_scalar) {
+        n.tag = n.value = dtype_of(n.lit);
         return;
     }
     std::vector<dtype> ts;
@@ -741,7 +765,7 @@ inline i128 floor_div(i128 a, i128 b) {
 /// Computes one element of a typed tree. `inputs[k][i]` is element i of leaf k.
 inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>& inputs, std::size_t i) {
     if (n.o == op::leaf) return {inputs[static_cast<std::size_t>(n.leaf)][i], 0};
-    if (n.o == op::literal) return {n.lit, 0};
+    if (n.o == op::literal || n.o == op::typed_scalar) return {n.lit, 0};
 
     std::array<scalar, 3> x; // the operands, converted
     bool consumed = false;

@@ -250,6 +250,7 @@ class Rng:
 class Leaf:
     def __init__(self, idx, tag, plain):
         self.idx, self.tag, self.plain = idx, tag, plain
+        self.reshaped = False
 
     def is_expr(self):  # a mixt expression (operators accept it)
         return not self.plain
@@ -266,6 +267,16 @@ class Lit:
 
     def is_expr(self):
         return False
+
+
+class Strong:
+    """A typed scalar, mixt::strong(x): joins as its own dtype, not as a weak literal."""
+
+    def __init__(self, tag, value, spelling):
+        self.tag, self.value, self.spelling = tag, value, spelling
+
+    def is_expr(self):
+        return True
 
 
 class Node:
@@ -418,6 +429,10 @@ class Generator:
                 break
         else:
             raise RuntimeError(f'tree {tid}: no tree found')
+        if rng.chance(0.12):  # leaf 0 as an Eigen expression: the lowered path of eval and assign
+            for n in walk(root):
+                if isinstance(n, Leaf) and n.idx == 0:
+                    n.reshaped = True
         key = (ref_text(root), tuple(self.leaves))
         if key in self.seen:  # the same tree again: take another (deterministically)
             return self.tree(tid, retry + 1)
@@ -446,9 +461,13 @@ class Generator:
         # The destination of mixt::assign: any concrete dtype the result promotes to implicitly.
         tag = root.tag
         dsts = [d for d in CONCRETE if self.lat.join(tag, d) == d]
-        t['dst'] = mat(tag) if rng.chance(0.4) else rng.choice(dsts)
-        t['dst_map'] = rng.chance(0.5)
-        t['to_eigen'] = tid % 4 == 0
+        # A third of the trees assign into a Tensor of the value type itself: the same instantiation as eval's,
+        # so free to compile. The others write another dtype or through a TensorMap.
+        if rng.chance(0.35):
+            t['dst'], t['dst_map'] = mat(tag), False
+        else:
+            t['dst'], t['dst_map'] = rng.choice(dsts), rng.chance(0.5)
+        t['to_eigen'] = tid % 8 == 0
         for n in walk(root):
             if isinstance(n, Node):
                 self.op_count[op_key(self.lat, n.op, n.kids, n.cast_to)] += 1
@@ -497,13 +516,16 @@ class Generator:
             for pos in range(arity):
                 # Never every operand a literal: the spine's operand is always an expression.
                 if arity > 1 and pos != spine_pos and rng.chance(0.3):
-                    kids.append(Lit(rng.weighted(self.theme[1])))
+                    if rng.chance(0.12):
+                        kids.append(self.strong(rng.choice(self.theme[0])))
+                    else:
+                        kids.append(Lit(rng.weighted(self.theme[1])))
                 else:
                     kid = self.node(level + 1, depth, spine and pos == spine_pos, 'exact', False)
                     if kid is None:
                         return None
                     kids.append(kid)
-            ops = self.candidates(arity, kids, want if root else 'exact')
+            ops = self.candidates(arity, kids, want if root else 'exact', all_casts=bool(root and self.goal))
             if root and self.goal:
                 ops = [(o, c) for o, c in ops if (o, op_key(self.lat, o, kids, c)[1]) == self.goal[:2]]
             if not ops:
@@ -520,7 +542,7 @@ class Generator:
             return n
         return None
 
-    def candidates(self, arity, kids, want):
+    def candidates(self, arity, kids, want, all_casts=False):
         tags = [k.tag for k in kids]
         out = []
         for op, (a, _spelling, form) in OPS.items():
@@ -542,7 +564,9 @@ class Generator:
         # cast has 15 targets: count it once among the operations
         casts = [x for x in out if x[0] == 'cast']
         out = [x for x in out if x[0] != 'cast']
-        if casts:
+        if casts and all_casts:
+            out += casts
+        elif casts:
             fewest = min(self.cast_count[c] for _, c in casts)
             out.append(self.rng.choice([x for x in casts if self.cast_count[x[1]] == fewest]))
         return out
@@ -567,6 +591,60 @@ class Generator:
                 a.plain = False
             if isinstance(b, Leaf) and b.plain and not a.is_expr():
                 b.plain = False
+
+    def strong(self, tag):
+        rng = self.rng
+        k = KIND[tag]
+        if k == 'b':
+            v = rng.chance(0.5)
+            return Strong(tag, int(v), f'mixt::strong({"true" if v else "false"})')
+        if k in 'ui':
+            lo, hi = int_range(tag)
+            v = random_int(rng, lo, hi)
+            if v == -2 ** 63:
+                text = 'std::numeric_limits<std::int64_t>::min()'
+            else:
+                text = f'{v}ULL' if v > 2 ** 63 - 1 else f'{v}LL' if abs(v) >= 2 ** 31 else str(v)
+            return Strong(tag, v, f'mixt::strong({CPP[tag]}{{{text}}})')
+        if k == 'f':
+            v = self.strong_real(tag)
+            return Strong(tag, v, f'mixt::strong({self.spell_real(tag, v)})')
+        comp = 'f32' if tag == 'c64' else 'f64'
+        re, im = self.strong_real(comp), self.strong_real(comp)
+        return Strong(tag, (re, im),
+                      f'mixt::strong({CPP[tag]}({self.spell_real(comp, re)}, {self.spell_real(comp, im)}))')
+
+    def strong_real(self, tag):
+        """A value the float dtype holds exactly."""
+        rng = self.rng
+        pool = {'bf16': [0.0, -0.0, 1.0, -2.5, 0.1015625, 3.3895313892515355e38, 2.0 ** -133, 2.0 ** 24, 384.0],
+                'f16': [0.0, -0.0, 1.0, -2.5, 0.099975586, 65504.0, 2.0 ** -24, 2048.0, 0.33325195],
+                'f32': [0.0, -0.0, 1.0, -2.5, 16777216.0, 3.4028234663852886e38, 2.0 ** -149, 0.1, 1e10],
+                'f64': [0.0, -0.0, 1.0, -2.5, 2.0 ** 53, 1e300, 5e-324, 0.1, 1.0 / 3]}[tag]
+        c = rng.below(5)
+        if c == 0:
+            return rng.choice([float('nan'), float('inf'), float('-inf')])
+        if c < 3:
+            v = rng.choice(pool)
+        else:
+            v = rng.int_between(-64, 64) / 4.0
+        if tag == 'f32' and not f32_exact(v) or tag in ('f16', 'bf16') and not math.isfinite(v):
+            v = 0.5
+        return v
+
+    @staticmethod
+    def spell_real(tag, v):
+        if math.isnan(v):
+            f = 'std::numeric_limits<float>::quiet_NaN()'
+        elif math.isinf(v):
+            f = ('-' if v < 0 else '') + 'std::numeric_limits<float>::infinity()'
+        else:
+            f = v.hex() + ('' if tag == 'f64' else 'f')
+        if tag == 'f64' and not math.isfinite(v):
+            f = f'static_cast<double>({f})'
+        if f.startswith('-'):
+            f = f'({f})'
+        return {'bf16': f'Eigen::bfloat16({f})', 'f16': f'Eigen::half({f})'}.get(tag, f)
 
     def place_literals(self, n):
         rng = self.rng
@@ -617,8 +695,10 @@ class Generator:
 
 def cpp_expr(n):
     if isinstance(n, Leaf):
-        return f't{n.idx}' if n.plain else f'mixt::lazy(t{n.idx})'
-    if isinstance(n, Lit):
+        # An Eigen expression as a leaf (not contiguous memory): evaluation takes the lowering to Eigen.
+        x = f't{n.idx}.reshape(t{n.idx}.dimensions())' if n.reshaped else f't{n.idx}'
+        return x if n.plain else f'mixt::lazy({x})'
+    if isinstance(n, (Lit, Strong)):
         return n.spelling
     arity, spelling, form = OPS[n.op]
     kids = [cpp_expr(k) for k in n.kids]
@@ -648,6 +728,12 @@ def hex_double(v):
 def ref_text(n):
     if isinstance(n, Leaf):
         return f'L{n.idx}'
+    if isinstance(n, Strong):
+        if KIND[n.tag] in 'bui':
+            return f'S{n.tag}:{n.value}'
+        if KIND[n.tag] == 'f':
+            return f'S{n.tag}:{hex_double(n.value)}'
+        return f'S{n.tag}:{hex_double(n.value[0])},{hex_double(n.value[1])}'
     if isinstance(n, Lit):
         if n.kind == 'i':
             return f'U{n.value}' if n.value > 2 ** 63 - 1 else f'I{n.value}'
@@ -721,7 +807,7 @@ def coverage(trees, gen):
     ops = {op: 0 for op in OPS}
     leaf_dtypes = {t: 0 for t in CONCRETE}
     results = {t: 0 for t in TAGS}
-    lits = {'i': 0, 'f': 0, 'c': 0}
+    lits = {'i': 0, 'f': 0, 'c': 0, 'strong scalar': 0, 'Eigen expression leaf': 0}
     casts = {t: 0 for t in CONCRETE}
     ranks = {r: 0 for r in range(5)}
     heights = {h: 0 for h in range(1, 7)}
@@ -741,12 +827,24 @@ def coverage(trees, gen):
                     casts[n.cast_to] += 1
             elif isinstance(n, Lit):
                 lits[n.kind] += 1
+            elif isinstance(n, Strong):
+                lits['strong scalar'] += 1
+            elif isinstance(n, Leaf) and n.reshaped:
+                lits['Eigen expression leaf'] += 1
     missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights) for k, v in d.items() if v == 0]
     if missing:
         sys.exit(f'gen.py: not covered: {missing}')
-    out = [f'trees: {len(trees)} (inexact root: {inexact_roots}, expecting overflow_error: {overflow})']
+    same = sum(t['dst'] == mat(t['root'].tag) and not t['dst_map'] for t in trees)
+    maps = sum(t['dst_map'] for t in trees)
+    other = sum(t['dst'] != mat(t['root'].tag) and not t['dst_map'] for t in trees)
+    lowered = sum(t['to_eigen'] for t in trees)
+    expr_leaf = sum(any(isinstance(n, Leaf) and n.reshaped for n in walk(t['root'])) for t in trees)
+    out = [f'trees: {len(trees)} (inexact root: {inexact_roots}, expecting overflow_error: {overflow})',
+           f'evaluation: mixt::eval {len(trees)}; mixt::assign into a Tensor of the value type {same}, of another '
+           f'dtype {other}, into a TensorMap {maps}; mixt::to_eigen {lowered}; with an Eigen expression leaf '
+           f'(lowered path) {expr_leaf}']
     for name, d in (('operations', ops), ('leaf dtypes', leaf_dtypes), ('node results', results),
-                    ('literals', lits), ('cast targets', casts), ('ranks', ranks), ('heights', heights)):
+                    ('literals and other operands', lits), ('cast targets', casts), ('ranks', ranks), ('heights', heights)):
         out.append(f'{name}: ' + ', '.join(f'{k} {v}' for k, v in d.items()))
     return '\n'.join(out) + '\n'
 
