@@ -65,8 +65,11 @@ inline constexpr int compare_predicate() {
     else if constexpr (std::is_same_v<Fn, fn::greater_equal_fn>) return _CMP_GE_OQ;
     else return -1;
 }
+// A variable, not a call: at -O0 GCC's intrinsics are macros whose immediate must be a plain constant.
 template <class Fn>
-inline constexpr bool is_compare_v = compare_predicate<Fn>() >= 0;
+inline constexpr int compare_predicate_v = compare_predicate<Fn>();
+template <class Fn>
+inline constexpr bool is_compare_v = compare_predicate_v<Fn> >= 0;
 
 template <class Fn>
 inline __m256 arith_ps(__m256 a, __m256 b) noexcept {
@@ -115,7 +118,7 @@ template <class T, class Fn>
     requires(is_f32_batch_v<T> && is_compare_v<Fn>)
 struct vectorized<bool, Fn, T, T> : std::true_type {
     static batch<bool> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
-        return {mask_to_bool(_mm256_cmp_ps(a.v, b.v, compare_predicate<Fn>()))};
+        return {mask_to_bool(_mm256_cmp_ps(a.v, b.v, compare_predicate_v<Fn>))};
     }
 };
 template <class T>
@@ -222,8 +225,8 @@ template <class Fn>
     requires is_compare_v<Fn>
 struct vectorized<bool, Fn, double, double> : std::true_type {
     static batch<bool> apply(const Fn&, const batch<double>& a, const batch<double>& b) noexcept {
-        return {mask_to_bool(_mm256_cmp_pd(a.v[0], b.v[0], compare_predicate<Fn>()),
-                             _mm256_cmp_pd(a.v[1], b.v[1], compare_predicate<Fn>()))};
+        return {mask_to_bool(_mm256_cmp_pd(a.v[0], b.v[0], compare_predicate_v<Fn>),
+                             _mm256_cmp_pd(a.v[1], b.v[1], compare_predicate_v<Fn>))};
     }
 };
 template <>
