@@ -498,6 +498,39 @@ TEST(functors, complex) {
     EXPECT_EQ(d::sqrt_fn{}(C(-4, 0)), C(0, 2));
 }
 
+// The complex product rounds each of its four products and two sums once (no fused multiply-add, on any
+// target: GCC 12 contracts std::complex's operator* to vfmaddsub under -march=x86-64-v3 even with
+// -ffp-contract=off), and recovers infinities as C's Annex G when both parts come out NaN.
+TEST(functors, complex_product_rounds_each_term_and_recovers_infinities) {
+    using C = std::complex<double>;
+    const double e = std::ldexp(1.0, -28), inf = inf_v<double>(), nan = nan_v<double>();
+    const double big = std::numeric_limits<double>::max();
+    // (1+e)(1-e) = 1 - 2^-56 rounds to 1, so the real part is exactly 0; a fused multiply-add gives -2^-56.
+    const C p = d::mul_fn{}(C(1 + e, 1), C(1 - e, 1));
+    EXPECT_EQ(p.real(), 0.0);
+    EXPECT_EQ(p.imag(), 2.0);
+    // One part NaN: no recovery (as libgcc's __muldc3): (inf, nan). With FMA the imaginary part would be inf.
+    const C q = d::mul_fn{}(C(1, -2.5), C(big, inf));
+    EXPECT_EQ(q.real(), inf);
+    EXPECT_TRUE(std::isnan(q.imag()));
+    // Both parts NaN with an infinite operand: the infinite operand is boxed to +-1/+-0, the result infinite.
+    const C r = d::mul_fn{}(C(inf, nan), C(1, 0));
+    EXPECT_EQ(r.real(), inf);
+    // Both parts NaN, no infinite operand but an overflowing product: NaN operands become 0 and the
+    // products are scaled to infinity.
+    const C s = d::mul_fn{}(C(nan, big), C(big, big));
+    EXPECT_EQ(s.real(), -inf);
+    EXPECT_EQ(s.imag(), inf);
+    // NaN with nothing infinite stays NaN.
+    const C t = d::mul_fn{}(C(nan, 1), C(1, 1));
+    EXPECT_TRUE(std::isnan(t.real()) && std::isnan(t.imag()));
+    // complex64 follows the same formula in float.
+    using F = std::complex<float>;
+    const float ef = std::ldexp(1.0f, -13);
+    EXPECT_EQ(d::mul_fn{}(F(1 + ef, 1), F(1 - ef, 1)).real(), 0.0f);
+    EXPECT_EQ(d::mul_fn{}(F(inf_v<float>(), nan_v<float>()), F(1, 0)).real(), inf_v<float>());
+}
+
 TEST(functors, where_and_identity) {
     EXPECT_EQ(d::where_fn{}(true, 1, 2), 1);
     EXPECT_EQ(d::where_fn{}(false, 1, 2), 2);

@@ -87,11 +87,56 @@ struct sub_fn {
         else return via_compute(a, b, [](auto x, auto y) { return x - y; });
     }
 };
+// The complex product: the textbook formula (ac - bd, ad + bc), every product and sum rounded once, and C's
+// Annex G recovery of infinities when both parts come out NaN (as libgcc's __muldc3 does). Written out
+// rather than std::complex's operator*, which GCC 12 turns into fused multiply-adds (vfmaddsub) wherever FMA
+// is available, even under -ffp-contract=off, and in a different order at different call sites: the same
+// product then differed between two loops of one program. The vector loops compute the same formula.
+template <class F>
+EIGEN_DEVICE_FUNC F complex_box(F v) { // +-inf -> +-1, finite -> +-0 (the sign kept)
+    return std::copysign((Eigen::numext::isinf)(v) ? F(1) : F(0), v);
+}
+template <class F>
+EIGEN_DEVICE_FUNC F complex_nan_to_zero(F v) {
+    return (Eigen::numext::isnan)(v) ? std::copysign(F(0), v) : v;
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> complex_multiply(const std::complex<F>& x, const std::complex<F>& y) {
+    const auto isinf = [](F v) { return (Eigen::numext::isinf)(v); };
+    const auto isnan = [](F v) { return (Eigen::numext::isnan)(v); };
+    F a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+    const F ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    F re = ac - bd, im = ad + bc;
+    if (isnan(re) && isnan(im)) {
+        bool recompute = false;
+        if (isinf(a) || isinf(b)) { // x is infinite
+            a = complex_box(a), b = complex_box(b), c = complex_nan_to_zero(c), d = complex_nan_to_zero(d);
+            recompute = true;
+        }
+        if (isinf(c) || isinf(d)) { // y is infinite
+            c = complex_box(c), d = complex_box(d), a = complex_nan_to_zero(a), b = complex_nan_to_zero(b);
+            recompute = true;
+        }
+        if (!recompute && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) { // overflow in a product
+            a = complex_nan_to_zero(a), b = complex_nan_to_zero(b);
+            c = complex_nan_to_zero(c), d = complex_nan_to_zero(d);
+            recompute = true;
+        }
+        if (recompute) {
+            const F inf = std::numeric_limits<F>::infinity();
+            re = inf * (a * c - b * d);
+            im = inf * (a * d + b * c);
+        }
+    }
+    return {re, im};
+}
+
 struct mul_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
         if constexpr (is_bool_v<T>) return a && b;
         else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b)));
+        else if constexpr (is_complex_v<T>) return complex_multiply(a, b);
         else return via_compute(a, b, [](auto x, auto y) { return x * y; });
     }
 };

@@ -4,6 +4,7 @@
 #include "harness.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -264,6 +265,21 @@ std::string inputs_at(const std::vector<leaf_view>& leaves, std::size_t i) {
 
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
+// What the run compared, printed at the end: a test that silently compares nothing should show.
+struct counts {
+    long trees = 0, overflow_trees = 0, exact = 0, within = 0;
+} totals;
+
+class report : public ::testing::Environment {
+public:
+    void TearDown() override {
+        std::printf("expr.differential: %ld trees, %ld of them expecting mixt::overflow_error; %ld results compared "
+                    "bit for bit, %ld within a tolerance\n",
+                    totals.trees, totals.overflow_trees, totals.exact, totals.within);
+    }
+};
+[[maybe_unused]] ::testing::Environment* const report_environment = ::testing::AddGlobalTestEnvironment(new report);
+
 // mixt's documented rule for a real literal in a comparison (exact values), unless the environment asks for
 // spec/lattice.md's (MIXT_DIFF_LITERAL_COMPARISON=in_join); see ref::literal_comparison.
 ref::literal_comparison literal_comparison() {
@@ -293,6 +309,7 @@ std::vector<ref::scalar> random_values(mixt::dtype d, std::size_t n, std::uint64
 void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outcome& out) {
     const std::string what = "tree " + std::to_string(c.id) + ": " + c.expr + "\n  reference form: " + c.ref;
     SCOPED_TRACE(what);
+    ++totals.trees;
 
     ref::node root = ref::parse(c.ref);
     std::vector<dtype> leaf_dtypes;
@@ -332,6 +349,7 @@ void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outc
                 << r->how << ": the message does not name the dtype " << mixt::name(o.target) << ": " << msg;
         }
         EXPECT_TRUE(out.assign.untouched) << "mixt::assign threw but wrote into the destination";
+        ++totals.overflow_trees;
         return;
     }
     for (const run* r : runs)
@@ -359,6 +377,7 @@ void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outc
         }
         int reported = 0, wrong = 0;
         for (std::size_t i = 0; i < n; ++i) {
+            ++(want[i].tol == 0 ? totals.exact : totals.within);
             if (matches(r->values[i], want[i].v, want[i].tol)) continue;
             ++wrong;
             if (reported++ < 4)
