@@ -1,8 +1,9 @@
 #ifndef MIXT_EVAL_FUSED_HPP
 #define MIXT_EVAL_FUSED_HPP
 
-// The fused CPU loop: one pass over memory, 8 elements at a time, every node computed on simd::batch values
-// in registers. Used by assign() on the DefaultDevice and the ThreadPoolDevice when every leaf is a plain
+// The fused CPU loop: one pass over memory, every node computed in registers: on simd::batch values, 8
+// elements at a time, or (plain integer and float arithmetic, see block_kernel) as a fixed-length scalar
+// block loop that the compiler vectorizes at the target's full width. Used by assign() on the DefaultDevice and the ThreadPoolDevice when every leaf is a plain
 // Eigen::Tensor or TensorMap (contiguous memory); other leaves (TensorRef, tensor expressions) and other
 // devices go through the lowering to Eigen (eval/lower.hpp).
 //
@@ -11,6 +12,7 @@
 // element. Results are the same as the per-element definitions (expr/functors.hpp, mixt::convert) bit for
 // bit, except transcendental functions, whose vector versions agree within 2 ulp of the result type.
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -50,13 +52,16 @@ struct leaf_kernel {
     const T* p;
     simd::batch<T> at(index_t i) const { return simd::load(p + i); }
     simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(p + i, n); }
+    T scalar(index_t i) const { return p[i]; }
 };
 
 template <class T>
 struct const_kernel {
     simd::batch<T> v;
+    T s;
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
+    T scalar(index_t) const { return s; }
 };
 
 template <class S, class K>
@@ -64,6 +69,7 @@ struct convert_kernel {
     K k;
     simd::batch<S> at(index_t i) const { return simd::convert<S>(k.at(i)); }
     simd::batch<S> at_partial(index_t i, int n) const { return simd::convert<S>(k.at_partial(i, n)); }
+    S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
 };
 
 template <class Fn, class R, class... Ks>
@@ -74,6 +80,9 @@ struct op_kernel {
     }
     simd::batch<R> at_partial(index_t i, int n) const {
         return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, k.at_partial(i, n)...); }, ks);
+    }
+    R scalar(index_t i) const {
+        return std::apply([&](const auto&... k) { return static_cast<R>(Fn{}(k.scalar(i)...)); }, ks);
     }
 };
 
@@ -93,6 +102,7 @@ struct literal_compare_kernel {
     }
     simd::batch<bool> at(index_t i) const { return compute(k.at(i)); }
     simd::batch<bool> at_partial(index_t i, int n) const { return compute(k.at_partial(i, n)); }
+    bool scalar(index_t i) const { return literal_compare_functor<Fn, LiteralLeft, A, L>{literal}(k.scalar(i)); }
 };
 
 template <class S, class E>
@@ -132,7 +142,8 @@ template <class S, class E>
 auto make_kernel(const E& e) {
     using V = value_t<E>;
     if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
-        return const_kernel<S>{simd::broadcast(mixt::convert<S>(e.value))};
+        const S s = mixt::convert<S>(e.value);
+        return const_kernel<S>{simd::broadcast(s), s};
     } else if constexpr (std::is_same_v<S, V>) {
         return make_native_kernel(e);
     } else {
@@ -141,12 +152,98 @@ auto make_kernel(const E& e) {
     }
 }
 
-/// Runs a kernel over elements [begin, end) of the destination. The kernel is taken by value: a local copy
-/// cannot alias the destination, so its pointers and broadcast literals stay in registers across the stores.
+// Kernels of plain integer and float arithmetic (integers, bool, float, double; the operations below; integer
+// conversions, integers of up to 32 bits to float or double, float <-> double): written as a scalar loop over
+// a block of fixed length, the compiler vectorizes them at the target's full width and in the lanes' own
+// widths (16 x i16 per AVX2 register, where simd::batch holds 8 x 32-bit lanes). The per-element functors
+// are the same, so are the results, bit for bit. The fixed trip count lets GCC vectorize at -O2 too (its
+// "very cheap" model), and GCC's pragma states what run_kernel already requires of the destination: it is
+// one of the leaves or overlaps none of them (check_before_write; Clang checks the overlap at run time and
+// vectorizes anyway). Everything else (f16, bf16, complex, float -> int, division, the functions) runs on
+// simd::batch.
+template <class T>
+inline constexpr bool block_int_v = is_bool_v<T> || is_int_v<T>;
+template <class T>
+inline constexpr bool block_value_v = block_int_v<T> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class To, class From>
+inline constexpr bool block_convert_v =
+    (block_int_v<To> && block_int_v<From>) ||
+    ((std::is_same_v<To, float> || std::is_same_v<To, double>) &&
+     ((block_int_v<From> && sizeof(From) <= 4) || std::is_same_v<From, float> || std::is_same_v<From, double>));
+template <class Fn, class R>
+inline constexpr bool block_fn_v =
+    std::is_same_v<Fn, add_fn> || std::is_same_v<Fn, sub_fn> || std::is_same_v<Fn, mul_fn> ||
+    std::is_same_v<Fn, neg_fn> || std::is_same_v<Fn, identity_fn> || std::is_same_v<Fn, equal_fn> ||
+    std::is_same_v<Fn, not_equal_fn> || std::is_same_v<Fn, less_fn> || std::is_same_v<Fn, less_equal_fn> ||
+    std::is_same_v<Fn, greater_fn> || std::is_same_v<Fn, greater_equal_fn> ||
+    (block_int_v<R> &&
+     (std::is_same_v<Fn, bit_and_fn> || std::is_same_v<Fn, bit_or_fn> || std::is_same_v<Fn, bit_xor_fn> ||
+      std::is_same_v<Fn, bit_not_fn> || std::is_same_v<Fn, logical_and_fn> || std::is_same_v<Fn, logical_or_fn> ||
+      std::is_same_v<Fn, logical_not_fn> || std::is_same_v<Fn, minimum_fn> || std::is_same_v<Fn, maximum_fn>));
+
+template <class K>
+struct block_kernel : std::false_type {};
+template <class T>
+struct block_kernel<leaf_kernel<T>> : std::bool_constant<block_value_v<T>> {
+    using type = T;
+};
+template <class T>
+struct block_kernel<const_kernel<T>> : std::bool_constant<block_value_v<T>> {
+    using type = T;
+};
+template <class S, class K>
+struct block_kernel<convert_kernel<S, K>> {
+    static constexpr bool value = [] {
+        if constexpr (block_kernel<K>::value) return block_convert_v<S, typename block_kernel<K>::type>;
+        else return false;
+    }();
+    using type = S;
+};
+template <class Fn, class R, class... Ks>
+struct block_kernel<op_kernel<Fn, R, Ks...>>
+    : std::bool_constant<block_value_v<R> && block_fn_v<Fn, R> && (block_kernel<Ks>::value && ...)> {
+    using type = R;
+};
+template <class K>
+inline constexpr bool block_kernel_v = block_kernel<K>::value;
+
+inline constexpr index_t block_length = 64;
+
+/// How many batches run_kernel computes per iteration: independent chains the CPU overlaps (a hand loop gets
+/// the same from the compiler's unrolling or its wider vectors). Four while a result batch fits two AVX
+/// registers; a complex128 batch is four registers wide on its own, and more in flight would spill.
+template <class D>
+inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
+
+/// Runs a kernel over elements [begin, end) of the destination. The kernel is copied into a local: the SIMD
+/// stores may alias any object (the intrinsics' types are may_alias), so a kernel reached through a reference
+/// would have its pointers and broadcast literals reloaded from memory after every store, while a local whose
+/// address never escapes lives in registers.
 template <class D, class K>
-void run_kernel(D* dst, const K k, index_t begin, index_t end) {
+void run_kernel(D* dst, const K& kernel, index_t begin, index_t end) {
+    const K k = kernel;
+    constexpr index_t w = simd::lanes;
     index_t i = begin;
-    for (; i + simd::lanes <= end; i += simd::lanes) simd::store(dst + i, k.at(i));
+    if constexpr (block_kernel_v<K>) {
+        for (; i + block_length <= end; i += block_length) {
+            D* const out = dst + i;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+            for (index_t j = 0; j < block_length; ++j) out[j] = k.scalar(i + j);
+        }
+    } else if constexpr (unroll_v<D> > 1) {
+        constexpr int u = unroll_v<D>;
+        for (; i + u * w <= end; i += u * w) {
+            // All u results first, then the stores: the loads of one batch do not wait behind the stores of
+            // the previous one.
+            const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
+                return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
+            }(std::make_integer_sequence<int, u>{});
+            for (int j = 0; j < u; ++j) simd::store(dst + i + j * w, r[static_cast<std::size_t>(j)]);
+        }
+    }
+    for (; i + w <= end; i += w) simd::store(dst + i, k.at(i));
     if (i < end) {
         const int n = static_cast<int>(end - i);
         simd::store_partial(dst + i, k.at_partial(i, n), n);

@@ -258,9 +258,18 @@ __m256i to_bool(const batch<From>& b) noexcept {
     }
 }
 
+// Whether every value of From is a value of To (both integers or bool): the lanes then need no wrapping.
+template <class To, class From>
+inline constexpr bool int_range_within_v =
+    std::is_same_v<From, bool> ||
+    (std::is_signed_v<From> == std::is_signed_v<To> && sizeof(From) <= sizeof(To)) ||
+    (std::is_unsigned_v<From> && std::is_signed_v<To> && sizeof(From) < sizeof(To));
+
 template <class To, class From>
 __m256i to_int32_lanes(const batch<From>& b) noexcept {
-    if constexpr (is_lane32_int_v<From>) {
+    if constexpr (is_lane32_int_v<From> && int_range_within_v<To, From>) {
+        return b.v; // u8 -> i16, i8 -> i32, ...: the lanes already hold the value
+    } else if constexpr (is_lane32_int_v<From>) {
         return wrap32<To>(b.v);
     } else if constexpr (is_lane64_int_v<From>) {
         return wrap32<To>(pack_lo32(b.v[0], b.v[1]));

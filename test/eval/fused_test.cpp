@@ -1,0 +1,88 @@
+// mixt/eval/fused.hpp: the fused CPU loop. Which kernels take the scalar block loop (compiler-vectorized)
+// and which the simd::batch loop, and that both give the per-element results at every size around their
+// block, unroll and vector boundaries, in place too.
+
+#include <mixt/mixt.hpp>
+
+#include <cstdint>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace d = mixt::detail;
+using i8 = std::int8_t;
+using u8 = std::uint8_t;
+using i16 = std::int16_t;
+using i64 = std::int64_t;
+using u32 = std::uint32_t;
+
+template <class E>
+using kernel_t = decltype(d::make_kernel<mixt::value_t<E>>(std::declval<const E&>()));
+
+template <class T>
+Eigen::Tensor<T, 1> random_tensor(Eigen::Index n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> dist(-100, 100);
+    Eigen::Tensor<T, 1> t(n);
+    for (Eigen::Index i = 0; i < n; ++i) t(i) = static_cast<T>(dist(gen));
+    return t;
+}
+
+TEST(fused, which_kernels_take_the_block_loop) {
+    using T8 = Eigen::Tensor<i8, 1>;
+    using TU8 = Eigen::Tensor<u8, 1>;
+    using TF = Eigen::Tensor<float, 1>;
+    using TH = Eigen::Tensor<Eigen::half, 1>;
+    using TC = Eigen::Tensor<std::complex<float>, 1>;
+    using TI64 = Eigen::Tensor<i64, 1>;
+    using TU32 = Eigen::Tensor<u32, 1>;
+    // Integer arithmetic and conversions, integers to float, float arithmetic: the block loop.
+    static_assert(d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TU8&>()) + std::declval<const T8&>())>>);
+    static_assert(d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const T8&>()) + std::declval<const TF&>())>>);
+    static_assert(d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TF&>()) * 0.5 + std::declval<const T8&>())>>);
+    static_assert(d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TI64&>()) + std::declval<const TU32&>())>>);
+    // f16, complex, division, and 64-bit integers to float: simd::batch.
+    static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TH&>()) + std::declval<const TF&>())>>);
+    static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TC&>()) * std::declval<const TF&>())>>);
+    static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TF&>()) / std::declval<const TF&>())>>);
+    static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TI64&>()) + std::declval<const TF&>())>>);
+    SUCCEED();
+}
+
+// Every size from 0 to past two blocks and a few unrolled iterations: the block loop, the unrolled loop, the
+// one-batch loop and the partial tail each start and stop at every offset.
+TEST(fused, every_size_matches_the_per_element_definition) {
+    for (Eigen::Index n = 0; n <= 2 * d::block_length + 3 * d::unroll_v<float> * 8 + 9; ++n) {
+        const auto a = random_tensor<u8>(n, 1);
+        const auto b = random_tensor<i8>(n, 2);
+        const auto c = random_tensor<Eigen::half>(n, 3);
+        const auto f = random_tensor<float>(n, 4);
+        const Eigen::Tensor<i16, 1> sum = mixt::eval(mixt::lazy(a) + b); // block loop
+        const Eigen::Tensor<float, 1> mixed = mixt::eval(mixt::lazy(c) * f + b); // simd::batch, unrolled
+        for (Eigen::Index i = 0; i < n; ++i) {
+            ASSERT_EQ(sum(i), d::add_fn{}(mixt::convert<i16>(a(i)), mixt::convert<i16>(b(i)))) << "n=" << n << " i=" << i;
+            const float want = d::add_fn{}(d::mul_fn{}(mixt::convert<float>(c(i)), f(i)), mixt::convert<float>(b(i)));
+            ASSERT_EQ(mixed(i), want) << "n=" << n << " i=" << i;
+        }
+    }
+}
+
+// In place: the destination is one of the leaves (the only overlap assign allows), on both loops.
+TEST(fused, in_place_on_both_loops) {
+    const Eigen::Index n = 3 * d::block_length + 13;
+    auto x = random_tensor<i16>(n, 5);
+    const auto y = random_tensor<i8>(n, 6);
+    const Eigen::Tensor<i16, 1> x0 = x;
+    mixt::assign(x, mixt::lazy(x) * y - x);
+    for (Eigen::Index i = 0; i < n; ++i)
+        ASSERT_EQ(x(i), static_cast<i16>(x0(i) * y(i) - x0(i))) << i;
+    auto h = random_tensor<Eigen::half>(n, 7);
+    const Eigen::Tensor<Eigen::half, 1> h0 = h;
+    mixt::assign(h, mixt::lazy(h) + h);
+    for (Eigen::Index i = 0; i < n; ++i)
+        ASSERT_EQ(static_cast<float>(h(i)), static_cast<float>(h0(i)) * 2) << i;
+}
+
+} // namespace
