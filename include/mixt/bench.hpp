@@ -360,23 +360,36 @@ std::uint64_t high_lane(const L* p, std::int64_t i) {
         return 0;
 }
 
+// Elements [begin, end) of the floor into out[0, end - begin).
 template <class R, class... Ls>
-void traffic_pass(R* dst, std::int64_t n, const Ls*... src) {
+void traffic_range(R* out, std::int64_t begin, std::int64_t end, const Ls*... src) {
     if constexpr (sizeof(R) == 16) {
-        for (std::int64_t i = 0; i < n; ++i) {
-            store_bits(dst, 2 * i, (low_lane<std::uint64_t>(src, i) ^ ...));
-            store_bits(dst, 2 * i + 1, (high_lane(src, i) ^ ...));
+        for (std::int64_t i = begin; i < end; ++i) {
+            store_bits(out, 2 * (i - begin), (low_lane<std::uint64_t>(src, i) ^ ...));
+            store_bits(out, 2 * (i - begin) + 1, (high_lane(src, i) ^ ...));
         }
     } else {
         using word = bits_t<sizeof(R)>;
-        for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t i = begin; i < end; ++i) {
             const word w = (low_lane<word>(src, i) ^ ...);
             if constexpr (std::is_same_v<R, bool>)
-                store_bits(dst, i, static_cast<std::uint8_t>(w & 1u)); // a valid bool: 0 or 1
+                store_bits(out, i - begin, static_cast<std::uint8_t>(w & 1u)); // a valid bool: 0 or 1
             else
-                store_bits(dst, i, w);
+                store_bits(out, i - begin, w);
         }
     }
+}
+
+// The floor writes the way the fused loop would for the same pass: with streaming stores above
+// mixt's threshold (eval/fused.hpp), so that it stays a floor.
+template <class R, class... Ls>
+void traffic_pass(R* dst, std::int64_t n, const Ls*... src) {
+    if (mixt::detail::use_streaming(n, (sizeof(R) + ... + sizeof(Ls))))
+        mixt::detail::write_streamed(dst, 0, n, [&](R* out, std::int64_t b, std::int64_t e) {
+            traffic_range(out, b, e, src...);
+        });
+    else
+        traffic_range(dst, 0, n, src...);
 }
 } // namespace detail
 

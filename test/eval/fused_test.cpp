@@ -48,6 +48,15 @@ TEST(fused, which_kernels_take_the_block_loop) {
     static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TC&>()) * std::declval<const TF&>())>>);
     static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TF&>()) / std::declval<const TF&>())>>);
     static_assert(!d::block_kernel_v<kernel_t<decltype(mixt::lazy(std::declval<const TI64&>()) + std::declval<const TF&>())>>);
+    // Of the eligible kernels, those with a node narrower than 32 bits run the block loop (16 x i16 per AVX2
+    // register); where every node is 32 or 64 bits wide the batch loop widens narrow leaves as it loads them.
+    using KU8I8 = kernel_t<decltype(mixt::lazy(std::declval<const TU8&>()) + std::declval<const T8&>())>;
+    using KI8F = kernel_t<decltype(mixt::lazy(std::declval<const T8&>()) + std::declval<const TF&>())>;
+    using KI64 = kernel_t<decltype(mixt::lazy(std::declval<const TI64&>()) + std::declval<const TU32&>())>;
+    static_assert(d::use_block_loop_v<i16, KU8I8>);
+    static_assert(!d::use_block_loop_v<float, KI8F>);
+    static_assert(!d::use_block_loop_v<i64, KI64>);
+    static_assert(d::use_block_loop_v<i8, kernel_t<decltype(mixt::lazy(std::declval<const T8&>()))>>);
     SUCCEED();
 }
 
@@ -61,10 +70,14 @@ TEST(fused, every_size_matches_the_per_element_definition) {
         const auto f = random_tensor<float>(n, 4);
         const Eigen::Tensor<i16, 1> sum = mixt::eval(mixt::lazy(a) + b); // block loop
         const Eigen::Tensor<float, 1> mixed = mixt::eval(mixt::lazy(c) * f + b); // simd::batch, unrolled
+        const Eigen::Tensor<float, 1> widened = mixt::eval(mixt::lazy(b) * f + a); // eligible, on simd::batch
         for (Eigen::Index i = 0; i < n; ++i) {
             ASSERT_EQ(sum(i), d::add_fn{}(mixt::convert<i16>(a(i)), mixt::convert<i16>(b(i)))) << "n=" << n << " i=" << i;
             const float want = d::add_fn{}(d::mul_fn{}(mixt::convert<float>(c(i)), f(i)), mixt::convert<float>(b(i)));
             ASSERT_EQ(mixed(i), want) << "n=" << n << " i=" << i;
+            const float want_widened =
+                d::add_fn{}(d::mul_fn{}(mixt::convert<float>(b(i)), f(i)), mixt::convert<float>(a(i)));
+            ASSERT_EQ(widened(i), want_widened) << "n=" << n << " i=" << i;
         }
     }
 }

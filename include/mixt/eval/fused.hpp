@@ -12,8 +12,10 @@
 // element. Results are the same as the per-element definitions (expr/functors.hpp, mixt::convert) bit for
 // bit, except transcendental functions, whose vector versions agree within 2 ulp of the result type.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -25,6 +27,7 @@
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/convert.hpp"
 #include "mixt/simd/ops.hpp"
+#include "mixt/simd/stream.hpp"
 
 namespace mixt::detail {
 
@@ -207,6 +210,22 @@ struct block_kernel<op_kernel<Fn, R, Ks...>>
 template <class K>
 inline constexpr bool block_kernel_v = block_kernel<K>::value;
 
+// Whether a kernel computes some node in lanes narrower than 32 bits (u8 + i8 is i16): a simd::batch holds 8
+// x 32-bit lanes whatever the dtype, while the compiler's vectors hold 16 x i16 or 32 x i8. Where every node
+// is 32 or 64 bits wide (i8 + f32), the batch loop is the faster one: it widens a narrow leaf as it loads it
+// (vpmovsxbd from memory), which the compiler's vectorization of the block loop does with two shuffles more.
+template <class K>
+struct narrow_kernel : std::false_type {};
+template <class S, class K>
+struct narrow_kernel<convert_kernel<S, K>> : std::bool_constant<(sizeof(S) < 4) || narrow_kernel<K>::value> {};
+template <class Fn, class R, class... Ks>
+struct narrow_kernel<op_kernel<Fn, R, Ks...>>
+    : std::bool_constant<(sizeof(R) < 4) || (narrow_kernel<Ks>::value || ...)> {};
+
+/// Whether run_kernel runs the block loop (else the batch loop) for a kernel writing D.
+template <class D, class K>
+inline constexpr bool use_block_loop_v = block_kernel_v<K> && (sizeof(D) < 4 || narrow_kernel<K>::value);
+
 inline constexpr index_t block_length = 64;
 
 /// How many batches run_kernel computes per iteration: independent chains the CPU overlaps (a hand loop gets
@@ -215,22 +234,21 @@ inline constexpr index_t block_length = 64;
 template <class D>
 inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 
-/// Runs a kernel over elements [begin, end) of the destination. The kernel is copied into a local: the SIMD
-/// stores may alias any object (the intrinsics' types are may_alias), so a kernel reached through a reference
-/// would have its pointers and broadcast literals reloaded from memory after every store, while a local whose
-/// address never escapes lives in registers.
+/// Computes elements [begin, end) of the kernel into out[0, end - begin). The kernel is taken by value: the
+/// SIMD stores may alias any object (the intrinsics' types are may_alias), so a kernel reached through a
+/// reference would have its pointers and broadcast literals reloaded from memory after every store, while a
+/// parameter whose address never escapes lives in registers.
 template <class D, class K>
-void run_kernel(D* dst, const K& kernel, index_t begin, index_t end) {
-    const K k = kernel;
+void run_range(D* out, const K k, index_t begin, index_t end) {
     constexpr index_t w = simd::lanes;
     index_t i = begin;
-    if constexpr (block_kernel_v<K>) {
+    if constexpr (use_block_loop_v<D, K>) {
         for (; i + block_length <= end; i += block_length) {
-            D* const out = dst + i;
+            D* const o = out + (i - begin);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-            for (index_t j = 0; j < block_length; ++j) out[j] = k.scalar(i + j);
+            for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);
         }
     } else if constexpr (unroll_v<D> > 1) {
         constexpr int u = unroll_v<D>;
@@ -240,14 +258,72 @@ void run_kernel(D* dst, const K& kernel, index_t begin, index_t end) {
             const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
                 return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
             }(std::make_integer_sequence<int, u>{});
-            for (int j = 0; j < u; ++j) simd::store(dst + i + j * w, r[static_cast<std::size_t>(j)]);
+            for (int j = 0; j < u; ++j) simd::store(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
         }
     }
-    for (; i + w <= end; i += w) simd::store(dst + i, k.at(i));
+    for (; i + w <= end; i += w) simd::store(out + (i - begin), k.at(i));
     if (i < end) {
         const int n = static_cast<int>(end - i);
-        simd::store_partial(dst + i, k.at_partial(i, n), n);
+        simd::store_partial(out + (i - begin), k.at_partial(i, n), n);
     }
+}
+
+/// Passes that move at least this many bytes (every leaf read once plus the result written once) write their
+/// result with streaming stores (simd/stream.hpp): such a result does not stay in the caches anyway, and
+/// bypassing them saves the read of every destination line before it is written. Define
+/// MIXT_STREAMING_THRESHOLD_BYTES to change it (0: never stream), the same in every translation unit.
+#ifndef MIXT_STREAMING_THRESHOLD_BYTES
+#define MIXT_STREAMING_THRESHOLD_BYTES (std::size_t{32} << 20)
+#endif
+inline constexpr std::size_t streaming_threshold_bytes = MIXT_STREAMING_THRESHOLD_BYTES;
+
+/// Whether a pass over n elements moving `bytes_per_element` bytes each streams its result.
+inline bool use_streaming(index_t n, std::size_t bytes_per_element) noexcept {
+    return simd::streaming_stores && streaming_threshold_bytes != 0 &&
+           static_cast<std::size_t>(n) * bytes_per_element >= streaming_threshold_bytes;
+}
+
+/// The bytes computed into a cache-resident buffer before they are streamed out: a multiple of every block
+/// and batch length in bytes.
+inline constexpr std::size_t streaming_chunk_bytes = 1024;
+
+/// Writes elements [begin, end) of dst with streaming stores: `fill(out, b, e)` computes elements [b, e) into
+/// out[0, e - b). Whole cache lines go through a buffer and stream_copy; the elements before the first line
+/// boundary and after the last go straight to dst. A destination whose elements cannot reach a line boundary
+/// (a complex<double> array that is 8 but not 16-byte aligned) is written directly.
+template <class D, class Fill>
+void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
+    static_assert(streaming_chunk_bytes % sizeof(D) == 0 && streaming_chunk_bytes % simd::stream_alignment == 0);
+    constexpr index_t chunk = static_cast<index_t>(streaming_chunk_bytes / sizeof(D));
+    const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % simd::stream_alignment;
+    const std::size_t to_boundary = misaligned == 0 ? 0 : simd::stream_alignment - misaligned;
+    if (to_boundary % sizeof(D) != 0) {
+        fill(dst + begin, begin, end);
+        return;
+    }
+    index_t i = begin;
+    const index_t head = std::min(static_cast<index_t>(to_boundary / sizeof(D)), end - begin);
+    if (head > 0) {
+        fill(dst + i, i, i + head);
+        i += head;
+    }
+    alignas(simd::stream_alignment) unsigned char buffer[streaming_chunk_bytes];
+    D* const staged = reinterpret_cast<D*>(buffer);
+    for (; i + chunk <= end; i += chunk) {
+        fill(staged, i, i + chunk);
+        simd::stream_copy(dst + i, buffer, streaming_chunk_bytes);
+    }
+    if (i < end) fill(dst + i, i, end);
+    simd::stream_fence();
+}
+
+/// Runs a kernel over elements [begin, end) of the destination, with streaming stores when `stream`.
+template <class D, class K>
+void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, bool stream = false) {
+    if (stream)
+        write_streamed(dst, begin, end, [&](D* out, index_t b, index_t e) { run_range(out, kernel, b, e); });
+    else
+        run_range(dst + begin, kernel, begin, end);
 }
 
 } // namespace mixt::detail
