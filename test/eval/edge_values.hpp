@@ -245,9 +245,17 @@ void literal_case(const Eigen::Tensor<T, 1>& a, L lit) {
     const std::string what = std::string(Op::name) + "(" +
                              (Left ? "literal " + show(lit) + ", " + name<T>() : name<T>() + ", literal " + show(lit)) + ")";
     const auto equal = [](const R& x, const R& y) { return same_value(x, y); };
+    // Compared in the join, as every operation: the literal converted to the operand dtype.
+    const auto reference = [&](Eigen::Index k) {
+        if constexpr (Left)
+            return static_cast<R>(typename Op::fn{}(mixt::convert<S_left>(lit), mixt::convert<S_right>(a(k))));
+        else
+            return static_cast<R>(typename Op::fn{}(mixt::convert<S_left>(a(k)), mixt::convert<S_right>(lit)));
+    };
+    const bool fits = Left ? d::literal_fits<S_left>(lit) : d::literal_fits<S_right>(lit);
     if constexpr (d::literal_compare_v<N>) {
-        // Exact: the values compared as wide integers, or as long doubles (exact for every float and
-        // every integer up to 64 bits), never after converting the literal to the array's type.
+        // A literal that does not fit the join is compared by exact value: as wide integers, or as long
+        // doubles (exact for every float and every integer up to 64 bits), not after converting it.
         const auto exact = [&](Eigen::Index k) {
             if constexpr (std::is_integral_v<T> && std::is_integral_v<L>) {
                 const W x = static_cast<W>(a(k)), y = static_cast<W>(lit);
@@ -259,19 +267,15 @@ void literal_case(const Eigen::Tensor<T, 1>& a, L lit) {
                 return static_cast<R>(typename Op::fn{}(Left ? y : x, Left ? x : y));
             }
         };
-        check_paths<Paths>(what, make, exact, equal, a);
+        if (fits)
+            check_paths<Paths>(what, make, reference, equal, a);
+        else
+            check_paths<Paths>(what, make, exact, equal, a);
     } else {
-        const bool fits = Left ? d::literal_fits<S_left>(lit) : d::literal_fits<S_right>(lit);
         if (!fits) {
             EXPECT_THROW((void)mixt::eval(make(mixt::lazy(a))), mixt::overflow_error) << what;
             return;
         }
-        const auto reference = [&](Eigen::Index k) {
-            if constexpr (Left)
-                return static_cast<R>(typename Op::fn{}(mixt::convert<S_left>(lit), mixt::convert<S_right>(a(k))));
-            else
-                return static_cast<R>(typename Op::fn{}(mixt::convert<S_left>(a(k)), mixt::convert<S_right>(lit)));
-        };
         check_paths<Paths>(what, make, reference, equal, a);
     }
 }

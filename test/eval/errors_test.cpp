@@ -1,7 +1,7 @@
 // mixt/eval/errors.hpp and the checks of assign/eval: every run-time error is thrown before the first
 // element is written, so the destination still holds what it held (a sentinel here), and each message says
 // what was wrong (the value and the dtype; both shapes). Comparisons with an out-of-range literal are not
-// errors: they compare exact values. Each case runs on the fused loop (plain tensors) and on the lowering to
+// errors: they compare exact values (a literal that fits is compared in the join, as in jax.numpy). Each case runs on the fused loop (plain tensors) and on the lowering to
 // Eigen (TensorRef leaves), which check the same way.
 
 #include <mixt/eval/assign.hpp>
@@ -143,8 +143,9 @@ TEST(errors, comparison_with_out_of_range_literal_is_exact) {
     }
 }
 
-TEST(errors, comparison_of_floats_and_big_integers_is_exact) {
-    // Values beyond 2^53 (f64) and 2^24 (f32), where converting one side to the other would round.
+TEST(errors, comparison_with_a_literal_that_fits_is_in_the_join) {
+    // Values beyond 2^53 (f64) and 2^24 (f32), where converting one side to the other rounds: a literal that
+    // fits the join is converted to it like any operand (spec/lattice.md; jnp.float64(2**53) == 2**53 + 1).
     Eigen::Tensor<double, 1> f64(n);
     f64.setConstant(9007199254740992.0); // 2^53
     Eigen::Tensor<float, 1> f32(n);
@@ -161,19 +162,34 @@ TEST(errors, comparison_of_floats_and_big_integers_is_exact) {
     for (int path = 0; path < 2; ++path) {
         SCOPED_TRACE(path == 0 ? "fused loop" : "lowered to Eigen");
         const bool fused = path == 0;
-        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(f64) == 9007199254740993) : mixt::eval(mixt::lazy(f64_ref) == 9007199254740993))(n - 1));
-        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(f64) < 9007199254740993) : mixt::eval(mixt::lazy(f64_ref) < 9007199254740993))(n - 1));
-        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(i64) > 9007199254740992.0) : mixt::eval(mixt::lazy(i64_ref) > 9007199254740992.0))(n - 1));
-        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(i64) == 9007199254740992.0) : mixt::eval(mixt::lazy(i64_ref) == 9007199254740992.0))(n - 1));
-        // u64 max is 2^64 - 1; the double literal 18446744073709551615.0 is 2^64.
-        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(u64) < 18446744073709551615.0) : mixt::eval(mixt::lazy(u64_ref) < 18446744073709551615.0))(n - 1));
-        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(u64) != 18446744073709551615.0) : mixt::eval(mixt::lazy(u64_ref) != 18446744073709551615.0))(n - 1));
+        // f64 + i* is f64: 2^53 + 1 becomes 2^53.
+        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(f64) == 9007199254740993) : mixt::eval(mixt::lazy(f64_ref) == 9007199254740993))(n - 1));
+        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(f64) < 9007199254740993) : mixt::eval(mixt::lazy(f64_ref) < 9007199254740993))(n - 1));
+        // i64 + f* is f* (stored as f64): the element 2^53 + 1 becomes 2^53.
+        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(i64) > 9007199254740992.0) : mixt::eval(mixt::lazy(i64_ref) > 9007199254740992.0))(n - 1));
+        EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(i64) == 9007199254740992.0) : mixt::eval(mixt::lazy(i64_ref) == 9007199254740992.0))(n - 1));
+        // u64 max is 2^64 - 1, which becomes 2^64 in f64, the value of the literal 18446744073709551615.0.
+        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(u64) < 18446744073709551615.0) : mixt::eval(mixt::lazy(u64_ref) < 18446744073709551615.0))(n - 1));
+        EXPECT_FALSE((fused ? mixt::eval(mixt::lazy(u64) != 18446744073709551615.0) : mixt::eval(mixt::lazy(u64_ref) != 18446744073709551615.0))(n - 1));
         EXPECT_TRUE((fused ? mixt::eval(mixt::lazy(u64) > -1.0) : mixt::eval(mixt::lazy(u64_ref) > -1.0))(n - 1));
     }
-    EXPECT_FALSE(mixt::eval(mixt::lazy(f32) == 16777217)(0));
-    EXPECT_TRUE(mixt::eval(mixt::lazy(f32) < 16777217)(0));
+    // f32 + i*: 16777217 becomes 2^24; integer literals far beyond f32's integers still fit its range.
+    EXPECT_TRUE(mixt::eval(mixt::lazy(f32) == 16777217)(0));
+    EXPECT_FALSE(mixt::eval(mixt::lazy(f32) < 16777217)(0));
     EXPECT_TRUE(mixt::eval(mixt::lazy(f32) > -9223372036854775807 - 1)(0));
     EXPECT_TRUE(mixt::eval(mixt::lazy(f32) < 18446744073709551615ull)(0));
+    // An integer literal beyond f16's range does not fit: exact values (65504 < 100000 whatever rounding does).
+    Eigen::Tensor<Eigen::half, 1> f16_max(n);
+    f16_max.setConstant(std::numeric_limits<Eigen::half>::infinity());
+    EXPECT_FALSE(mixt::eval(mixt::lazy(f16_max) < 100000)(0));
+    EXPECT_FALSE(mixt::eval(mixt::lazy(f16_max) == 100000)(0));
+    f16_max.setConstant(std::numeric_limits<Eigen::half>::max());
+    EXPECT_TRUE(mixt::eval(mixt::lazy(f16_max) < 100000)(0));
+    // A float literal that fits is rounded to the array's dtype: f16(0.1) == 0.1 in f16.
+    Eigen::Tensor<Eigen::half, 1> tenth(n);
+    tenth.setConstant(Eigen::half(0.1f));
+    EXPECT_TRUE(mixt::eval(mixt::lazy(tenth) == 0.1)(0));
+    EXPECT_FALSE(mixt::eval(mixt::lazy(tenth) < 0.1)(0));
     // NaN is unordered with any literal: only != holds.
     EXPECT_FALSE(mixt::eval(mixt::lazy(f16) == 1)(0));
     EXPECT_FALSE(mixt::eval(mixt::lazy(f16) < 100000)(0));

@@ -328,7 +328,7 @@ struct node {
     dtype tag{};                 ///< the lattice node of the value (weak for literals and weak results)
     dtype value{};               ///< the dtype the value is stored in (the tag materialized)
     std::vector<dtype> operands; ///< the dtype each child is converted to before the operation
-    bool exact_compare = false;  ///< a comparison with a literal that compares exact values (literal_comparison)
+    bool exact_compare = false;  ///< a comparison with a literal that does not fit: exact values
 };
 
 inline bool is_literal(const node& n) { return n.o == op::literal; }
@@ -471,14 +471,6 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
-/// How a comparison of a real array with a real literal computes. The two sources disagree:
-///   - spec/lattice.md (and jax.numpy): the operands are compared in their join, so the literal is converted
-///     to the array's dtype (`f16 < 0.1` compares with f16(0.1), `f32 == 16777217` with 16777216); only an
-///     integer literal that does not fit gives the mathematically right answer instead of an error (`u8 < 300`);
-///   - mixt (eval/lower.hpp, literal_compare): every real literal is compared with the exact value of each
-///     element, without converting either.
-enum class literal_comparison { exact, in_join };
-
 /// A literal that does not fit: evaluation must throw mixt::overflow_error.
 struct overflow {
     scalar value;
@@ -493,8 +485,7 @@ inline std::string dtypes_text(const std::vector<dtype>& ds) {
     return s;
 }
 
-inline void type(node& n, const std::vector<dtype>& leaves, const table& t, literal_comparison lc,
-                 std::vector<overflow>& overflows) {
+inline void type(node& n, const std::vector<dtype>& leaves, const table& t, std::vector<overflow>& overflows) {
     if (n.o == op::leaf) {
         if (n.leaf < 0 || static_cast<std::size_t>(n.leaf) >= leaves.size())
             throw type_error("reference: leaf " + std::to_string(n.leaf) + " has no input");
@@ -512,7 +503,7 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, lite
     }
     std::vector<dtype> ts;
     for (node& k : n.kids) {
-        type(k, leaves, t, lc, overflows);
+        type(k, leaves, t, overflows);
         ts.push_back(k.tag);
     }
     const auto undefined = [&](const char* why) {
@@ -595,8 +586,9 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, lite
     n.operands.clear();
     for (const dtype d : operands) n.operands.push_back(materialize(d));
 
-    // Literals: a comparison of a real array with a real literal may compare exact values (see
-    // literal_comparison); any other literal that does not fit its dtype is an error.
+    // Literals (spec/lattice.md): a literal that does not fit its dtype is an error, except in a comparison of a
+    // real array with a real literal, which then compares the exact values (`u8 < 300` is all true); a literal
+    // that fits is converted to the join like any operand (`f16 == 0.1` compares with f16(0.1)).
     const bool comparison = n.o == op::eq || n.o == op::ne || n.o == op::lt || n.o == op::le || n.o == op::gt ||
                             n.o == op::ge;
     for (std::size_t k = 0; k < n.kids.size(); ++k) {
@@ -604,7 +596,7 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, lite
         if (!is_literal(kid)) continue;
         const bool fits = literal_fits(kid.lit, n.operands[k]);
         if (comparison && !is_literal(n.kids[1 - k]) && !is_complex(n.kids[1 - k].value) &&
-            !is_complex(dtype_of(kid.lit)) && (lc == literal_comparison::exact || !fits)) {
+            !is_complex(dtype_of(kid.lit)) && !fits) {
             n.exact_compare = true;
             continue;
         }
@@ -615,10 +607,9 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, lite
 
 /// Types a tree over inputs of the given dtypes: fills in every node's tag, value and operand dtypes. Throws
 /// type_error where an operation is not defined; returns the literals that do not fit their dtype.
-inline std::vector<overflow> type(node& root, const std::vector<dtype>& leaves, const table& t,
-                                  literal_comparison lc = literal_comparison::exact) {
+inline std::vector<overflow> type(node& root, const std::vector<dtype>& leaves, const table& t) {
     std::vector<overflow> overflows;
-    detail::type(root, leaves, t, lc, overflows);
+    detail::type(root, leaves, t, overflows);
     return overflows;
 }
 

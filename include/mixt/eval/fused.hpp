@@ -89,23 +89,21 @@ struct op_kernel {
     }
 };
 
-// An array compared with a literal: when the literal converts to the array's compute type without loss (the
-// usual case: `x > 0`), an ordinary vector comparison gives the exact answer; otherwise each lane compares
-// exact values (literal_compare_functor).
-template <class Fn, bool LiteralLeft, class A, class L, class K>
+// An array compared with a literal (literal_compare_functor): in the join J, on whole batches, when the literal
+// fits J (the usual case: `x > 0`); otherwise each lane compares exact values.
+template <class Fn, bool LiteralLeft, class J, class L, class K>
 struct literal_compare_kernel {
     K k;
-    L literal;
-    simd::batch<A> literal_b;
-    bool lossless;
-    simd::batch<bool> compute(const simd::batch<A>& a) const {
-        if (lossless)
+    literal_compare_functor<Fn, LiteralLeft, J, L> f;
+    simd::batch<J> literal_b;
+    simd::batch<bool> compute(const simd::batch<J>& a) const {
+        if (f.fits)
             return LiteralLeft ? simd::apply<bool>(Fn{}, literal_b, a) : simd::apply<bool>(Fn{}, a, literal_b);
-        return simd::apply<bool>(literal_compare_functor<Fn, LiteralLeft, A, L>{literal}, a);
+        return simd::apply<bool>(f, a);
     }
     simd::batch<bool> at(index_t i) const { return compute(k.at(i)); }
     simd::batch<bool> at_partial(index_t i, int n) const { return compute(k.at_partial(i, n)); }
-    bool scalar(index_t i) const { return literal_compare_functor<Fn, LiteralLeft, A, L>{literal}(k.scalar(i)); }
+    bool scalar(index_t i) const { return f(k.scalar(i)); }
 };
 
 template <class S, class E>
@@ -123,13 +121,12 @@ auto make_native_kernel(const node<Op, Cs...>& n) {
         using LC = literal_compare<N>;
         const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
         const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
-        using A = value_t<decltype(arr)>;
+        using J = boost::mp11::mp_at_c<typename N::operand_types, LC::literal_left ? 1 : 0>;
         using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-        const A converted = mixt::convert<A>(lit.value);
-        const bool lossless = !is_nan_value(converted) && exact_order(converted, lit.value) == 0;
-        auto k = make_kernel<A>(arr);
-        return literal_compare_kernel<typename Op::fn, LC::literal_left, A, L, decltype(k)>{
-            k, lit.value, simd::broadcast(converted), lossless};
+        const J converted = mixt::convert<J>(lit.value);
+        auto k = make_kernel<J>(arr);
+        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, L, decltype(k)>{
+            k, {lit.value, converted, literal_fits<J>(lit.value)}, simd::broadcast(converted)};
     } else {
         using ops = typename N::operand_types;
         return [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -90,10 +90,16 @@ EIGEN_DEVICE_FUNC int exact_order(const A& a, const L& l) {
     }
 }
 
-template <class Fn, bool LiteralLeft, class A, class L>
+// An array element `a` (already in the comparison's dtype J, the join) compared with a literal: in J, as
+// every comparison is, when the literal fits J (`converted` is the literal in J); with the exact values when
+// it does not (`u8 < 300` is true for every element).
+template <class Fn, bool LiteralLeft, class J, class L>
 struct literal_compare_functor {
     L literal;
-    EIGEN_DEVICE_FUNC bool operator()(const A& a) const {
+    J converted;
+    bool fits;
+    EIGEN_DEVICE_FUNC bool operator()(const J& a) const {
+        if (fits) return LiteralLeft ? Fn{}(converted, a) : Fn{}(a, converted);
         int o = exact_order(a, literal);
         if (o == 2) return std::is_same_v<Fn, not_equal_fn>;
         if (LiteralLeft) o = -o;
@@ -113,8 +119,8 @@ struct is_compare : std::false_type {};
 template <class Fn, bool Ordered>
 struct is_compare<op::compare_op<Fn, Ordered>> : std::true_type {};
 
-// A comparison of a real array with a real literal compares exact values (rule of spec/lattice.md: an
-// out-of-range integer literal is not an error there).
+// A comparison of a real array with a real literal: compared in the join like any comparison, except that a
+// literal that does not fit the join is not an error there but is compared by exact value (spec/lattice.md).
 template <class Node>
 struct literal_compare : std::false_type {};
 template <class Op, class A, class B>
@@ -217,10 +223,10 @@ auto lower_impl(const node<Op, Cs...>& n, const Ref& ref) {
         using LC = literal_compare<N>;
         const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
         const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
-        using A = value_t<decltype(arr)>;
+        using J = boost::mp11::mp_at_c<ops, LC::literal_left ? 1 : 0>;
         using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-        return lower_as<A>(arr, ref).unaryExpr(
-            literal_compare_functor<typename Op::fn, LC::literal_left, A, L>{lit.value});
+        return lower_as<J>(arr, ref).unaryExpr(literal_compare_functor<typename Op::fn, LC::literal_left, J, L>{
+            lit.value, mixt::convert<J>(lit.value), literal_fits<J>(lit.value)});
     } else if constexpr (sizeof...(Cs) == 1) {
         return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), ref)
             .unaryExpr(apply_functor<typename Op::fn, R>{});

@@ -280,16 +280,6 @@ public:
 };
 [[maybe_unused]] ::testing::Environment* const report_environment = ::testing::AddGlobalTestEnvironment(new report);
 
-// mixt's documented rule for a real literal in a comparison (exact values), unless the environment asks for
-// spec/lattice.md's (MIXT_DIFF_LITERAL_COMPARISON=in_join); see ref::literal_comparison.
-ref::literal_comparison literal_comparison() {
-    static const ref::literal_comparison lc = [] {
-        const char* v = std::getenv("MIXT_DIFF_LITERAL_COMPARISON");
-        return v != nullptr && std::string_view(v) == "in_join" ? ref::literal_comparison::in_join
-                                                                 : ref::literal_comparison::exact;
-    }();
-    return lc;
-}
 
 } // namespace
 
@@ -316,7 +306,7 @@ void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outc
     for (const auto& l : leaves) leaf_dtypes.push_back(l.type);
     std::vector<ref::overflow> overflows;
     try {
-        overflows = ref::type(root, leaf_dtypes, ref::table::published(), literal_comparison());
+        overflows = ref::type(root, leaf_dtypes, ref::table::published());
     } catch (const ref::type_error& x) {
         ADD_FAILURE() << "the reference finds the expression ill-typed: " << x.what();
         return;
