@@ -207,6 +207,45 @@ constexpr unsigned kind_bit() {
     return 0;
 }
 
+/// where and clip (every kind) on the same pairs: where(c, a, b) with a condition that alternates
+/// irregularly; clip(a, b, b reversed), so that bounds cross (lo > hi) and meet NaN and infinities.
+template <paths Paths, class A, class B>
+void all_ternary_ops(const pairs<A, B>& p) {
+    const Eigen::Index n = p.a.size();
+    Eigen::Tensor<bool, 1> c(n);
+    Eigen::Tensor<B, 1> hi(n);
+    for (Eigen::Index k = 0; k < n; ++k) {
+        c(k) = k % 3 != 0;
+        hi(k) = p.b(n - 1 - k);
+    }
+    const auto same = [](const auto& x, const auto& y) { return same_value(x, y); };
+    {
+        const auto make = [](auto cond, auto x, auto y) { return mixt::where(std::move(cond), std::move(x), std::move(y)); };
+        using info = node_info<decltype(make(mixt::lazy(c), mixt::lazy(p.a), mixt::lazy(p.b)))>;
+        using S1 = mp::mp_at_c<typename info::operands, 1>;
+        using S2 = mp::mp_at_c<typename info::operands, 2>;
+        using R = typename info::result;
+        const auto reference = [&](Eigen::Index k) {
+            return static_cast<R>(d::where_fn{}(c(k), mixt::convert<S1>(p.a(k)), mixt::convert<S2>(p.b(k))));
+        };
+        check_paths<Paths>("where(bool, " + name<A>() + ", " + name<B>() + ")", make, reference, same, c, p.a, p.b);
+    }
+    {
+        const auto make = [](auto x, auto lo, auto h) { return mixt::clip(std::move(x), std::move(lo), std::move(h)); };
+        using info = node_info<decltype(make(mixt::lazy(p.a), mixt::lazy(p.b), mixt::lazy(hi)))>;
+        using S0 = mp::mp_at_c<typename info::operands, 0>;
+        using S1 = mp::mp_at_c<typename info::operands, 1>;
+        using S2 = mp::mp_at_c<typename info::operands, 2>;
+        using R = typename info::result;
+        const auto reference = [&](Eigen::Index k) {
+            return static_cast<R>(
+                d::clip_fn{}(mixt::convert<S0>(p.a(k)), mixt::convert<S1>(p.b(k)), mixt::convert<S2>(hi(k))));
+        };
+        check_paths<Paths>("clip(" + name<A>() + ", " + name<B>() + ", " + name<B>() + ")", make, reference, same, p.a,
+                           p.b, hi);
+    }
+}
+
 /// Every binary operation defined for the join of A and B, on every pair of their special values.
 template <class A, class B, paths Paths = paths::both>
 void all_binary_ops() {
@@ -228,6 +267,7 @@ void all_binary_ops() {
                              [](const R& x, const R& y) { return same_value(x, y); }, p.a, p.b);
         }
     });
+    all_ternary_ops<Paths>(p);
 }
 
 template <class Op, bool Left, paths Paths, class T, class L>
