@@ -6,15 +6,19 @@
 // encoding so that result_table_static.cpp can static_assert it and result_table_test.cpp can report every
 // wrong cell in one run.
 //
-// Three things per cell, each an index into `nodes` (or the generator's `kind` / `no_join`):
-//   - rule: `Op::rule<policy::jax, A, B>::result`, instantiated only where the generator says the
-//     operation is defined: mixt's rules stop compilation with a static_assert elsewhere (they are not
-//     SFINAE-friendly), which the compile-fail tests check for a representative set of cells;
+// Per cell, each an index into `nodes` (or the generator's `kind` / `no_join`) unless said otherwise:
+//   - defined: `mixt::op::defined_v<Op, policy::jax, A, B>`, 1 or 0, for every cell: the SFINAE-friendly
+//     predicate that `Op::rule` itself asks before it stops compilation with mixt's message, so a pair mixt
+//     wrongly accepts (or rejects) shows up here;
+//   - rule: `Op::rule<policy::jax, A, B>::result` where mixt's predicate says the operation is defined, else
+//     the reason it gives (`op::verdict_v`: `kind`, `no_join`, or `not_built_in`), for every cell; the
+//     compile-fail tests check the message of each reason on representative cells;
 //   - join: `join_t<policy::jax, A, B>` where `has_promotion_v<A, B, policy::jax>`, else `no_join`, for every
 //     cell: an undefined cell must be undefined for the reason the generator gives;
 //   - expression: the tag of a real expression, `lazy(a) op lazy(b)`, with a C++ literal for a weak operand
-//     (`2`, `0.5`, `std::complex<double>`); `not_applicable` when both operands are weak. `expr_value_ok`
-//     says whether its value_t is the storage type of the expected node, weak nodes stored at 64 bits.
+//     (`2`, `0.5`, `std::complex<double>`), where mixt says the operation is defined (elsewhere the reason,
+//     as for rule); `not_applicable` when both operands are weak. `expr_value_ok` says whether its value_t is
+//     the storage type of the expected node, weak nodes stored at 64 bits.
 
 #include <array>
 #include <complex>
@@ -40,6 +44,8 @@ namespace mp = boost::mp11;
 using jax = mixt::policy::jax;
 
 inline constexpr int not_applicable = -3;
+/// mixt's third reason for an undefined cell, which the generator never gives: a node that is not a dtype.
+inline constexpr int not_built_in = -4;
 inline constexpr std::size_t cell_count = node_count * node_count;
 using int_table = std::array<std::array<int, node_count>, node_count>;
 
@@ -88,17 +94,32 @@ struct operand_of<mixt::dtypes::weak_complex> {
     using type = std::complex<double>;
 };
 
+// mixt's reason for an undefined cell, in the generator's encoding.
+constexpr int reason_code(mixt::op::verdict v) {
+    switch (v) {
+    case mixt::op::verdict::not_for_kind: return kind;
+    case mixt::op::verdict::no_join: return no_join;
+    case mixt::op::verdict::not_built_in: return not_built_in;
+    case mixt::op::verdict::defined: break;
+    }
+    return 0;
+}
+
 template <class Case, std::size_t I, std::size_t J>
 struct cell_facts {
     using A = mp::mp_at_c<nodes, I>;
     using B = mp::mp_at_c<nodes, J>;
     static constexpr cell expected = Case::cells[I][J];
+    // Only mixt's own predicate decides what is instantiated below: a rule or an expression it rejects would
+    // stop compilation, one it accepts compiles whatever the generator says, and the tables show the difference.
+    static constexpr mixt::op::verdict verdict = mixt::op::verdict_v<typename Case::op, jax, A, B>;
+    static constexpr bool defined = mixt::op::defined_v<typename Case::op, jax, A, B>;
 
     static constexpr int rule() {
-        if constexpr (expected.result >= 0)
+        if constexpr (defined)
             return index_of<typename Case::op::template rule<jax, A, B>::result>;
         else
-            return expected.result;
+            return reason_code(verdict);
     }
     static constexpr int join() {
         if constexpr (mixt::has_promotion_v<A, B, jax>)
@@ -109,15 +130,15 @@ struct cell_facts {
     template <class X = A> // deferred: only cells with an expression name it
     using expression_type = decltype(Case::build(std::declval<typename operand_of<X>::type>(),
                                                  std::declval<typename operand_of<B>::type>()));
-    static constexpr bool has_expression = expected.result >= 0 && !(is_weak_node<A> && is_weak_node<B>);
+    static constexpr bool has_expression = defined && !(is_weak_node<A> && is_weak_node<B>);
     static constexpr int expression() {
         if constexpr (has_expression)
             return index_of<mixt::tag_t<expression_type<>>>;
         else
-            return expected.result >= 0 ? not_applicable : expected.result;
+            return defined ? not_applicable : reason_code(verdict);
     }
     static constexpr bool expression_value_ok() {
-        if constexpr (has_expression)
+        if constexpr (has_expression && expected.result >= 0)
             return std::is_same_v<mixt::value_t<expression_type<>>,
                                   typename expected_storage<mp::mp_at_c<nodes, expected.result>>::type>;
         else
@@ -138,6 +159,10 @@ struct tabulate<Case, F, std::index_sequence<K...>> {
 };
 
 template <class Case, std::size_t I, std::size_t J>
+struct defined_of {
+    static constexpr int value = cell_facts<Case, I, J>::defined ? 1 : 0;
+};
+template <class Case, std::size_t I, std::size_t J>
 struct rule_of {
     static constexpr int value = cell_facts<Case, I, J>::rule();
 };
@@ -157,6 +182,7 @@ struct expression_value_ok_of {
 /// mixt's answers for one operation, cell by cell.
 template <class Case>
 struct mixt_tables {
+    static constexpr int_table defined = tabulate<Case, defined_of>::value;
     static constexpr int_table rule = tabulate<Case, rule_of>::value;
     static constexpr int_table join = tabulate<Case, join_of>::value;
     static constexpr int_table expression = tabulate<Case, expression_of>::value;
@@ -164,6 +190,13 @@ struct mixt_tables {
 };
 
 /// The generator's answers in the same shape.
+template <class Case>
+constexpr int_table expected_defined() {
+    int_table t{};
+    for (std::size_t i = 0; i < node_count; ++i)
+        for (std::size_t j = 0; j < node_count; ++j) t[i][j] = Case::cells[i][j].result >= 0 ? 1 : 0;
+    return t;
+}
 template <class Case>
 constexpr int_table expected_result() {
     int_table t{};

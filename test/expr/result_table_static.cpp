@@ -1,9 +1,11 @@
 // Compile-only: every cell of the generated result table (gen_result_table.py: the CSV plus the spec's
-// per-operation rules) holds for mixt at compile time: `Op::rule<policy::jax, A, B>::result`, the join, and
-// the tag and value_t of a real expression. A wrong cell stops compilation in `wrong_cell<Case, Table, A, B,
-// Expected, Got>`: the operation, which table, the two dtypes, and the expected and actual node as indices
-// into `mixt_test::result_table::nodes` (-1: undefined for the kind, -2: no join). result_table_test.cpp
-// reports the same cells at run time, all of them in one run.
+// per-operation rules) holds for mixt at compile time: whether the operation is defined
+// (`mixt::op::defined_v`, for defined and undefined cells alike), `Op::rule<policy::jax, A, B>::result` or
+// the reason it is undefined, the join, and the tag and value_t of a real expression. A wrong cell stops
+// compilation in `wrong_cell<Case, Table, A, B, Expected, Got>`: the operation, which table, the two dtypes,
+// and the expected and actual value: 1 or 0 for `defined`, else a node as an index into
+// `mixt_test::result_table::nodes` (-1: undefined for the kind, -2: no join, -4: not a built-in dtype).
+// result_table_test.cpp reports the same cells at run time, all of them in one run.
 
 #include "result_table.hpp"
 
@@ -16,12 +18,12 @@ namespace {
 namespace mp = boost::mp11;
 namespace rt = mixt_test::result_table;
 
-enum class which { rule, join, expression, expression_value_type };
+enum class which { defined, rule, join, expression, expression_value_type };
 
 template <class Case, which Table, class A, class B, int Expected, int Got>
 struct wrong_cell {
     static_assert(Expected == Got, "mixt test: a cell of the result table is wrong (operation, table, the two "
-                                   "dtypes, expected and actual node index are the template arguments)");
+                                   "dtypes, expected and actual value are the template arguments)");
     static constexpr bool value = Expected == Got;
 };
 
@@ -45,6 +47,7 @@ constexpr bool check() {
 
 template <class Case>
 struct expected {
+    static constexpr rt::int_table defined = rt::expected_defined<Case>();
     static constexpr rt::int_table result = rt::expected_result<Case>();
     static constexpr rt::int_table join = rt::expected_join<Case>();
     static constexpr rt::int_table expression = rt::expected_expression<Case>();
@@ -59,7 +62,8 @@ struct expected {
 template <class Case>
 constexpr bool check_case() {
     using got = rt::mixt_tables<Case>;
-    return check<Case, which::rule, expected<Case>::result, got::rule>() &&
+    return check<Case, which::defined, expected<Case>::defined, got::defined>() &&
+           check<Case, which::rule, expected<Case>::result, got::rule>() &&
            check<Case, which::join, expected<Case>::join, got::join>() &&
            check<Case, which::expression, expected<Case>::expression, got::expression>() &&
            check<Case, which::expression_value_type, expected<Case>::all_ok, got::expression_value_ok>();

@@ -1,8 +1,8 @@
 // mixt/expr/rules.hpp: what each operation's rule says beyond the result dtype of a binary operation (which
 // result_table_* check cell by cell): the operand dtypes the children are converted to, the unary and
-// ternary rules, to_inexact and the real part, the rules under the other built-in policies, and what each
-// operation is called in error messages. Checked at run time (EXPECT_TRUE(is_same_v)) so that one run
-// reports every wrong fact.
+// ternary rules, to_inexact and the real part, the rules under the other built-in policies, which operand
+// dtypes an operation is defined for (`op::defined_v`, `op::verdict_v`), and what each operation is called in
+// error messages. Checked at run time (EXPECT_TRUE(is_same_v)) so that one run reports every wrong fact.
 
 #include <mixt/expr/rules.hpp>
 
@@ -157,6 +157,47 @@ TEST(rules, other_policies) {
     EXPECT_FALSE((mixt::has_promotion_v<bool_, i8, array_api>));
     EXPECT_FALSE((mixt::has_promotion_v<f16, f32, array_api>)); // f16 is not a node of array_api
     EXPECT_TRUE((mixt::has_promotion_v<i8, weak_int, strict>));
+}
+
+TEST(rules, defined_v_says_where_a_rule_is_defined_without_stopping_compilation) {
+    using mixt::op::defined_v;
+    using mixt::op::verdict;
+    using mixt::op::verdict_v;
+    // Defined: the rule has a result.
+    EXPECT_TRUE((defined_v<mixt::op::add, jax, i8, u8>));
+    EXPECT_TRUE((defined_v<mixt::op::subtract, jax, bool_, i8>)); // the join i8 has `-`
+    EXPECT_TRUE((defined_v<mixt::op::bit_and, jax, bool_, bool_>));
+    EXPECT_TRUE((defined_v<mixt::op::equal, jax, c64, c128>));
+    EXPECT_TRUE((defined_v<mixt::op::divide, jax, bool_, bool_>));
+    EXPECT_TRUE((defined_v<pow, jax, f16, i64>));
+    EXPECT_TRUE((defined_v<mixt::op::where, jax, f32, i8, u8>)); // the condition need not join
+    EXPECT_TRUE((defined_v<mixt::op::negate, jax, i8>));
+    EXPECT_TRUE((defined_v<mixt::op::abs, jax, c64>));
+    EXPECT_TRUE((defined_v<mixt::op::cast<i8>, strict, c128>));
+    EXPECT_TRUE((defined_v<mixt::op::add, strict, i8, weak_int>));
+    // Not defined for the join's kind (rule 7).
+    EXPECT_FALSE((defined_v<mixt::op::subtract, jax, bool_, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::bit_and, jax, f32, i8>)); // the join f32 has no `&`
+    EXPECT_FALSE((defined_v<mixt::op::less, jax, c64, f32>));
+    EXPECT_FALSE((defined_v<mixt::op::logical_and, jax, i8, i8>));
+    EXPECT_FALSE((defined_v<mixt::op::shift_left, jax, bool_, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::modulo, jax, c64, c64>));
+    EXPECT_FALSE((defined_v<mixt::op::negate, jax, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::logical_not, jax, i32>));
+    EXPECT_EQ((verdict_v<mixt::op::floor_divide, jax, c64, i8>), verdict::not_for_kind);
+    // No join under the policy, for every rule that joins: the same cells stop compilation with
+    // promotion_error::no_implicit_promotion or not_a_node.
+    EXPECT_FALSE((defined_v<mixt::op::add, strict, i8, i16>));
+    EXPECT_FALSE((defined_v<mixt::op::divide, strict, f32, f64>));
+    EXPECT_FALSE((defined_v<mixt::op::less, array_api, i8, f32>));
+    EXPECT_FALSE((defined_v<pow, strict, f32, i32>)); // pow needs the join even where it keeps the base
+    EXPECT_FALSE((defined_v<mixt::op::where, array_api, bool_, i8, f32>));
+    EXPECT_FALSE((defined_v<mixt::op::multiply, array_api, f16, f16>)); // f16 is not a node of array_api
+    EXPECT_EQ((verdict_v<mixt::op::bit_and, strict, f32, f64>), verdict::no_join); // no join comes first
+    EXPECT_EQ((verdict_v<mixt::op::add, jax, i8, u8>), verdict::defined);
+    // The same answer under another policy where the join exists.
+    EXPECT_TRUE((defined_v<mixt::op::shift_right, x32, u32, i8>));
+    EXPECT_FALSE((defined_v<mixt::op::shift_right, x32, f32, i8>));
 }
 
 TEST(rules, operations_are_named_for_error_messages) {

@@ -18,6 +18,14 @@
 //   7. Operations a kind does not have are compile errors that name the operation and the dtype: `-` and the
 //      arithmetic of `%`, `//` on bool; `%`, `//`, `<`, `<=`, `>`, `>=` on complex; bitwise operations on
 //      floats; shifts on bool; `&& || !` on anything but bool.
+//
+// Whether a rule is defined is one SFINAE-friendly predicate, `op::defined_v<Op, Policy, Nodes...>` (and why
+// not, `op::verdict_v`); `Op::rule` asks it and, where it is false, stops compilation with the error for its
+// reason, so the predicate and the hard error cannot disagree:
+//
+//     using namespace mixt::dtypes;
+//     static_assert(mixt::op::defined_v<mixt::op::add, mixt::policy::jax, i8, u8>);
+//     static_assert(!mixt::op::defined_v<mixt::op::subtract, mixt::policy::jax, bool_, bool_>); // cast first
 
 #include <type_traits>
 
@@ -92,31 +100,31 @@ struct not_defined_for_dtype {
 };
 } // namespace operation_error
 
-namespace detail {
-template <class Operation, class Node, bool Ok>
-struct require_kind {
-    using type = Node;
+namespace op {
+/// Whether an operation is defined for its operand nodes under a policy, and if not, why not: what
+/// `verdict_v` says, and which error `Op::rule` stops compilation with.
+enum class verdict : unsigned char {
+    defined,      ///< the rule has a result
+    no_join,      ///< the operands have no join under the policy (promotion_error::*)
+    not_built_in, ///< the rule needs the kind of a node that is not one of mixt's dtypes (a user's own node)
+    not_for_kind, ///< the join's kind does not have the operation (operation_error::not_defined_for_dtype)
 };
-template <class Operation, class Node>
-struct require_kind<Operation, Node, false> : operation_error::not_defined_for_dtype<Operation, Node> {};
-template <class Operation, class Node, bool Ok>
-using require_kind_t = typename require_kind<Operation, Node, Ok>::type;
+} // namespace op
 
+namespace detail {
 template <class... Ns>
 using list = boost::mp11::mp_list<Ns...>;
 
-// Rule 1 with a kind restriction: `Allowed<Node>` says whether the join's kind has the operation.
-template <class Operation, template <class> class Allowed>
-struct join_rule {
-    template <class Policy, class... Nodes>
-    struct rule {
-        using join = checked_join_t<Operation, Policy, Nodes...>;
-        using result = require_kind_t<Operation, join, Allowed<join>::value>;
-        using operands = list<std::conditional_t<true, result, Nodes>...>;
-    };
-};
+template <class Policy, class... Nodes>
+inline constexpr bool joins_v = fold_join<Policy, Nodes...>() >= 0;
+
+// A kind restriction: `Allowed<Node>::value` says whether the node's kind has the operation. `any_kind` asks
+// nothing of the node (a user's own node passes); the others, `any_dtype` included, read its kind, which
+// needs a built-in dtype.
 template <class N>
 struct any_kind : std::true_type {};
+template <class N>
+struct any_dtype : std::true_type {};
 template <class N>
 struct not_bool : std::bool_constant<!is_bool_node<N>> {};
 template <class N>
@@ -129,6 +137,70 @@ template <class N>
 struct int_only : std::bool_constant<is_int_node<N>> {};
 template <class N>
 struct bool_only : std::bool_constant<is_bool_node<N>> {};
+
+// Reads the kind only where `Allowed` needs it, so that a node without one gives a verdict, not an error.
+template <template <class> class Allowed, class Node>
+constexpr op::verdict kind_verdict() {
+    if constexpr (std::is_same_v<Allowed<Node>, any_kind<Node>>)
+        return op::verdict::defined;
+    else if constexpr (!is_dtype_tag_v<Node>)
+        return op::verdict::not_built_in;
+    else
+        return Allowed<Node>::value ? op::verdict::defined : op::verdict::not_for_kind;
+}
+
+// The verdict of an operation that computes in the join of `Nodes` (rules 1, 2, 3, 6).
+template <template <class> class Allowed, class Policy, class... Nodes>
+constexpr op::verdict join_verdict() {
+    if constexpr (!joins_v<Policy, Nodes...>)
+        return op::verdict::no_join;
+    else
+        return kind_verdict<Allowed, join_t<Policy, Nodes...>>();
+}
+
+// The join of `Nodes` where the verdict `V` is `defined`. Elsewhere compilation stops here, with the error
+// for V's reason, and the node is void (so that the rest of the rule adds no errors of its own).
+template <class Operation, class Policy, op::verdict V, class... Nodes>
+struct defined_join {
+    using type = join_t<Policy, Nodes...>;
+};
+template <class Operation, class Policy, class... Nodes>
+struct defined_join<Operation, Policy, op::verdict::no_join, Nodes...> {
+    using type = checked_join_t<Operation, Policy, Nodes...>; // names the operation, the two dtypes, the policy
+};
+template <class Operation, class Policy, class... Nodes>
+struct defined_join<Operation, Policy, op::verdict::not_built_in, Nodes...> {
+    static_assert(sizeof(Operation) == 0, "mixt: expressions compute on built-in dtypes only");
+    using type = void;
+};
+template <class Operation, class Policy, class... Nodes>
+struct defined_join<Operation, Policy, op::verdict::not_for_kind, Nodes...>
+    : operation_error::not_defined_for_dtype<Operation, join_t<Policy, Nodes...>> {};
+template <class Operation, class Policy, op::verdict V, class... Nodes>
+using defined_join_t = typename defined_join<Operation, Policy, V, Nodes...>::type;
+
+// Rule 1 with a kind restriction.
+template <class Operation, template <class> class Allowed>
+struct join_rule {
+    template <class Policy, class... Nodes>
+    static constexpr op::verdict verdict_for() {
+        return join_verdict<Allowed, Policy, Nodes...>();
+    }
+    template <class Policy, class... Nodes>
+    struct rule {
+        using result = defined_join_t<Operation, Policy, verdict_for<Policy, Nodes...>(), Nodes...>;
+        using operands = list<std::conditional_t<true, result, Nodes>...>;
+    };
+};
+
+// Rule 5: whether pow keeps its base (a float or complex base, an integer or bool exponent).
+template <class B, class E>
+constexpr bool pow_keeps_base() {
+    if constexpr (is_dtype_tag_v<B> && is_dtype_tag_v<E>)
+        return (is_float_node<B> || is_complex_node<B>) && (is_int_node<E> || is_bool_node<E>);
+    else
+        return false;
+}
 } // namespace detail
 
 namespace op {
@@ -165,8 +237,15 @@ MIXT_DETAIL_JOIN_OP(conj, "conj", conj_fn, any_kind)
         static constexpr const char* name = TEXT;                                                              \
         using fn = detail::FN;                                                                                 \
         template <class Policy, class... Nodes>                                                                \
+        static constexpr verdict verdict_for() {                                                               \
+            return detail::join_verdict<detail::any_dtype, Policy, Nodes...>();                                \
+        }                                                                                                      \
+        template <class Policy, class... Nodes>                                                                \
         struct rule {                                                                                          \
-            using result = to_inexact_t<checked_join_t<NAME, Policy, Nodes...>>;                               \
+            static constexpr verdict v = verdict_for<Policy, Nodes...>();                                      \
+            using join = detail::defined_join_t<NAME, Policy, v, Nodes...>;                                    \
+            using result = typename std::conditional_t<v == verdict::defined, detail::to_inexact_impl<join>,   \
+                                                       std::type_identity<void>>::type;                        \
             using operands = detail::list<std::conditional_t<true, result, Nodes>...>;                         \
         };                                                                                                     \
     };
@@ -185,10 +264,16 @@ struct compare_op {
     static constexpr const char* name = Ordered ? "ordered comparison" : "equality comparison";
     using fn = Fn;
     template <class Policy, class A, class B>
+    static constexpr verdict verdict_for() {
+        if constexpr (Ordered)
+            return detail::join_verdict<detail::real_kind, Policy, A, B>();
+        else
+            return detail::join_verdict<detail::any_kind, Policy, A, B>();
+    }
+    template <class Policy, class A, class B>
     struct rule {
-        using join = checked_join_t<compare_op, Policy, A, B>;
-        using operands = detail::list<detail::require_kind_t<compare_op, join, !(Ordered && detail::is_complex_node<join>)>,
-                                      join>;
+        using join = detail::defined_join_t<compare_op, Policy, verdict_for<Policy, A, B>(), A, B>;
+        using operands = detail::list<join, join>;
         using result = dtypes::bool_;
     };
 };
@@ -205,6 +290,10 @@ using greater_equal = compare_op<detail::greater_equal_fn, true>;
         static constexpr const char* name = TEXT;                                                              \
         using fn = detail::FN;                                                                                 \
         template <class Policy, class Node>                                                                    \
+        static constexpr verdict verdict_for() {                                                               \
+            return verdict::defined;                                                                           \
+        }                                                                                                      \
+        template <class Policy, class Node>                                                                    \
         struct rule {                                                                                          \
             using operands = detail::list<Node>;                                                               \
             using result = real_part_t<Node>;                                                                  \
@@ -219,11 +308,21 @@ MIXT_DETAIL_REAL_OP(imag, "imag", imag_fn)
 struct pow {
     static constexpr const char* name = "pow";
     using fn = detail::pow_fn;
+    // The operands must join even where the base is kept, as under jax_strict, where `f32 ** i32` has no join.
+    template <class Policy, class B, class E>
+    static constexpr verdict verdict_for() {
+        if constexpr (!detail::joins_v<Policy, B, E>)
+            return verdict::no_join;
+        else if constexpr (!is_dtype_tag_v<B> || !is_dtype_tag_v<E>)
+            return verdict::not_built_in;
+        else
+            return verdict::defined;
+    }
     template <class Policy, class B, class E>
     struct rule {
-        static constexpr bool keep_base =
-            (detail::is_float_node<B> || detail::is_complex_node<B>) && (detail::is_int_node<E> || detail::is_bool_node<E>);
-        using join = std::conditional_t<keep_base, B, checked_join_t<pow, Policy, B, E>>;
+        static constexpr bool keep_base = detail::pow_keeps_base<B, E>();
+        using join =
+            std::conditional_t<keep_base, B, detail::defined_join_t<pow, Policy, verdict_for<Policy, B, E>(), B, E>>;
         using operands = detail::list<join, std::conditional_t<keep_base, E, join>>;
         using result = join;
     };
@@ -234,8 +333,12 @@ struct where {
     static constexpr const char* name = "where";
     using fn = detail::where_fn;
     template <class Policy, class C, class X, class Y>
+    static constexpr verdict verdict_for() {
+        return detail::join_verdict<detail::any_kind, Policy, X, Y>();
+    }
+    template <class Policy, class C, class X, class Y>
     struct rule {
-        using result = checked_join_t<where, Policy, X, Y>;
+        using result = detail::defined_join_t<where, Policy, verdict_for<Policy, C, X, Y>(), X, Y>;
         using operands = detail::list<dtypes::bool_, result, result>;
     };
 };
@@ -246,11 +349,32 @@ struct cast {
     static constexpr const char* name = "cast";
     using fn = detail::identity_fn;
     template <class Policy, class Node>
+    static constexpr verdict verdict_for() {
+        return verdict::defined;
+    }
+    template <class Policy, class Node>
     struct rule {
         using operands = detail::list<Target>;
         using result = Target;
     };
 };
+
+/// Whether `Op` is defined for operand nodes (tags) `Nodes...` under `Policy`, and if not, why not; not a
+/// compile error for any nodes:
+///
+///     static_assert(mixt::op::verdict_v<mixt::op::add, mixt::policy::jax_strict, mixt::dtypes::i8, mixt::dtypes::i16>
+///                   == mixt::op::verdict::no_join);
+template <class Op, class Policy, class... Nodes>
+inline constexpr verdict verdict_v = Op::template verdict_for<Policy, Nodes...>();
+
+/// Whether `Op::rule<Policy, Nodes...>` is defined (has a result), for SFINAE and tests. False where the
+/// operands have no join under the policy or where the join's kind does not have the operation; those are
+/// the cells where `Op::rule` stops compilation with mixt's message instead.
+///
+///     static_assert(!mixt::op::defined_v<mixt::op::less, mixt::policy::jax, mixt::dtypes::c64, mixt::dtypes::c64>);
+///     static_assert(mixt::op::defined_v<mixt::op::equal, mixt::policy::jax, mixt::dtypes::c64, mixt::dtypes::c64>);
+template <class Op, class Policy, class... Nodes>
+inline constexpr bool defined_v = verdict_v<Op, Policy, Nodes...> == verdict::defined;
 } // namespace op
 
 } // namespace mixt
