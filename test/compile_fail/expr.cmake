@@ -63,9 +63,25 @@ _mixt_expr_case(expr.array_api_has_no_f16
   "mixt: this dtype is not a node of the policy"
   "not_a_node<mixt::op::multiply, mixt::dtype_tag<mixt::dtype::float16>, mixt::policy::array_api")
 _mixt_expr_case(expr.two_policies
-  "auto e = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy(t<float>);"
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy<mixt::policy::jax>(t<float>);"
   "mixt: an expression mixes two promotion policies"
   "common_policy<mixt::policy::jax_x32, mixt::policy::jax")
+_mixt_expr_case(expr.whole_expression_policy_over_another
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy<mixt::policy::jax>(t<float>) + mixt::lazy(t<float>));"
+  "mixt: an expression mixes two promotion policies"
+  "conflicting_policies<mixt::policy::jax_x32, mixt::policy::jax")
+_mixt_expr_case(expr.whole_expression_policy_without_tensor
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::strong(1.0f) * 2);"
+  "mixt: mixt::lazy<Policy>\\(e\\) needs a tensor leaf"
+  "no_tensor_leaf<mixt::policy::jax_x32")
+_mixt_expr_case(expr.subexpression_typed_under_default_policy
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(t<float>) + (mixt::lazy(t<std::uint32_t>) + mixt::lazy(t<std::int32_t>));"
+  "mixt: a sub-expression without a policy of its own was typed under the default policy"
+  "subexpression_typed_under_default_policy<mixt::policy::jax_x32, mixt::op::add, mixt::dtype_tag<mixt::dtype::uint32>, mixt::dtype_tag<mixt::dtype::int32>")
+_mixt_expr_case(expr.scalar_subexpression_typed_under_default_policy
+  "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) + (mixt::strong(std::uint32_t{1}) + mixt::strong(std::int32_t{2})));"
+  "mixt: a sub-expression without a policy of its own was typed under the default policy"
+  "subexpression_typed_under_default_policy<mixt::policy::jax_x32, mixt::op::add, mixt::dtype_tag<mixt::dtype::uint32>, mixt::dtype_tag<mixt::dtype::int32>")
 _mixt_expr_case(expr.rank_mismatch
   "auto e = mixt::lazy(t<float, 1>) + mixt::lazy(t<float, 2>);"
   "mixt: the operands of an expression have different ranks")
@@ -98,7 +114,13 @@ void twins() {
     auto strict_literal = mixt::lazy<strict>(t<std::int8_t>) + 1;
     auto array_api_ints = mixt::lazy<array_api>(t<std::int8_t>) + mixt::lazy<array_api>(t<std::int16_t>);
     auto array_api_f32 = mixt::lazy<array_api>(t<float>) * mixt::lazy<array_api>(t<float>);
-    auto one_policy = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy<mixt::policy::jax_x32>(t<float>);
+    auto one_policy = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy(t<float>);
+    auto whole_policy = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) + mixt::lazy(t<float>));
+    auto whole_policy_with_tensor = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) + mixt::strong(1.0f) * 2);
+    auto sub_policy = mixt::lazy<mixt::policy::jax_x32>(t<float>) +
+                      mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<std::uint32_t>) + mixt::lazy(t<std::int32_t>));
+    auto scalar_sub = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) +
+                                                         (mixt::strong(std::int32_t{1}) + mixt::strong(std::int32_t{2})));
     auto same_rank = mixt::lazy(t<float, 2>) + mixt::lazy(t<float, 2>);
     auto same_layout = mixt::lazy(t<float, 2, Eigen::RowMajor>) + mixt::lazy(t<float, 2, Eigen::RowMajor>);
     auto double_leaf = mixt::lazy(t<double>);
@@ -108,5 +130,6 @@ void twins() {
     mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2, Eigen::RowMajor>) + 1);
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
     (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
-    (void)one_policy; (void)same_rank; (void)same_layout; (void)double_leaf;
+    (void)one_policy; (void)whole_policy; (void)whole_policy_with_tensor; (void)sub_policy; (void)scalar_sub;
+    (void)same_rank; (void)same_layout; (void)double_leaf;
 }")

@@ -2,7 +2,8 @@
 // operand (Tensor, TensorMap, TensorRef, a tensor expression such as `a * a` or `a.slice(...)`), ranks 0..4
 // in both layouts; lvalues held by reference (later changes are seen), rvalues moved in (a temporary
 // outlives the full-expression that made it); the static facts every node carries (tag, value_type, policy,
-// rank, layout); weak literals and strong scalars.
+// rank, layout); weak literals and strong scalars; choosing the policy per leaf or for a whole expression, and
+// evaluating under each built-in policy.
 
 #include <mixt/eval/assign.hpp>
 #include <mixt/expr/expression.hpp>
@@ -11,6 +12,8 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <limits>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -20,6 +23,9 @@ namespace {
 
 namespace dt = mixt::dtypes;
 using jax = mixt::policy::jax;
+using x32 = mixt::policy::jax_x32;
+using strict = mixt::policy::jax_strict;
+using array_api = mixt::policy::array_api;
 
 template <int N>
 Eigen::DSizes<Eigen::Index, N> test_dims() {
@@ -136,7 +142,7 @@ TEST(expression, rvalues_are_moved_in_and_outlive_the_full_expression) {
     const auto e = mixt::lazy(make_tensor(1.5f, 7)) * 2 + mixt::lazy(make_tensor(0.25f, 7));
     using first_child = std::remove_cvref_t<std::tuple_element_t<0, decltype(e.children)>>;
     using leaf = std::remove_cvref_t<std::tuple_element_t<0, decltype(first_child::children)>>;
-    static_assert(std::is_same_v<leaf, mixt::leaf<jax, Eigen::Tensor<float, 1>>>);
+    static_assert(std::is_same_v<leaf, mixt::leaf<void, Eigen::Tensor<float, 1>>>);
     make_tensor(99.0f, 7); // reuse the stack and heap the temporaries had
     const Eigen::Tensor<float, 1> r = mixt::eval(e);
     for (Eigen::Index i = 0; i < 7; ++i) EXPECT_EQ(r(i), 3.25f);
@@ -164,7 +170,8 @@ TEST(expression, static_facts_of_a_node) {
     using E = decltype((mixt::lazy(a) + b) * c);
     static_assert(std::is_same_v<mixt::tag_t<E>, dt::f16>);
     static_assert(std::is_same_v<mixt::value_t<E>, Eigen::half>);
-    static_assert(std::is_same_v<E::policy, jax>);
+    // No leaf chose a policy: the expression is typed under the default one.
+    static_assert(std::is_void_v<E::policy>);
     static_assert(E::rank == 3 && E::layout == Eigen::ColMajor);
     using inner = std::remove_cvref_t<std::tuple_element_t<0, decltype(std::declval<E>().children)>>;
     // Promotion is per node: the inner sum is i16, then joined with f16.
@@ -210,6 +217,139 @@ TEST(expression, literals_are_weak_and_strong_scalars_are_not) {
     static_assert(std::is_same_v<mixt::tag_t<decltype(mixt::lazy(h) + mixt::strong(1.0f))>, dt::f32>);
     EXPECT_EQ(mixt::eval(mixt::lazy(a) + mixt::strong(std::int16_t{300}))(2), 303);
     EXPECT_EQ(mixt::eval(mixt::lazy(h) * 0.5)(2), Eigen::half(1.5f));
+}
+
+TEST(expression_policy, per_leaf) {
+    Eigen::Tensor<std::uint32_t, 1> u(3);
+    u.setValues({1, 4000000000u, 7});
+    Eigen::Tensor<std::int32_t, 1> i(3);
+    i.setValues({-2, 5, 100});
+    static_assert(std::is_void_v<decltype(mixt::lazy(u))::policy>);
+    static_assert(std::is_same_v<decltype(mixt::lazy<x32>(u))::policy, x32>);
+    static_assert(std::is_same_v<decltype(mixt::lazy<jax>(u))::policy, jax>);
+    // A leaf without a policy takes the policy of the expression it joins.
+    using E = decltype(mixt::lazy(i) + mixt::lazy<x32>(u));
+    static_assert(std::is_same_v<E::policy, x32> && std::is_same_v<mixt::value_t<E>, std::int32_t>);
+    static_assert(std::is_same_v<mixt::value_t<decltype(mixt::lazy(u) + mixt::lazy(i))>, std::int64_t>);
+    // A sub-expression without a policy joins an expression of another one where it types the same under both.
+    Eigen::Tensor<float, 1> f(3);
+    f.setValues({0.5f, 1.5f, 2.5f});
+    const auto g = mixt::lazy(f) * 2;
+    const auto mixed = mixt::lazy<x32>(u) + g;
+    static_assert(std::is_same_v<decltype(mixed)::policy, x32> && std::is_same_v<mixt::value_t<decltype(mixed)>, float>);
+    EXPECT_EQ(mixt::eval(mixed)(2), 12.0f);
+}
+
+TEST(expression_policy, whole_expression) {
+    Eigen::Tensor<std::uint32_t, 1> u(4);
+    u.setValues({1, 4000000000u, 7, 2147483648u});
+    Eigen::Tensor<std::int32_t, 1> i(4);
+    i.setValues({-2, 5, 100, 1});
+    // u32 + i32 is i32 under jax_x32, i64 under jax.
+    const auto e = mixt::lazy<x32>(mixt::lazy(u) + mixt::lazy(i));
+    using E = std::remove_const_t<decltype(e)>;
+    static_assert(std::is_same_v<E::policy, x32>);
+    static_assert(std::is_same_v<mixt::value_t<E>, std::int32_t>);
+    static_assert(std::is_same_v<mixt::value_t<decltype(mixt::lazy(u) + mixt::lazy(i))>, std::int64_t>);
+    const Eigen::Tensor<std::int32_t, 1> r = mixt::eval(e);
+    // u32 values are converted to i32 (modulo 2^32), then added with wrap-around.
+    EXPECT_EQ(r(0), -1);
+    EXPECT_EQ(r(1), static_cast<std::int32_t>(4000000005ll - 4294967296ll));
+    EXPECT_EQ(r(2), 107);
+    EXPECT_EQ(r(3), std::numeric_limits<std::int32_t>::min() + 1);
+    // The leaves were lvalues: still held by reference.
+    using first = std::tuple_element_t<0, decltype(e.children)>;
+    static_assert(std::is_same_v<first, mixt::leaf<x32, const Eigen::Tensor<std::uint32_t, 1>&>>);
+    EXPECT_EQ(&std::get<0>(e.children).x, &u);
+
+    // Deeper trees are typed again at every node: (u32 + i32) * 2 + 1.5 is f32 under x32, f64 under jax.
+    const auto d = mixt::lazy<x32>((mixt::lazy(u) + i) * 2 + 1.5);
+    static_assert(std::is_same_v<mixt::value_t<decltype(d)>, float>);
+    static_assert(std::is_same_v<mixt::value_t<decltype((mixt::lazy(u) + i) * 2 + 1.5)>, double>);
+    using inner = std::remove_cvref_t<std::tuple_element_t<0, decltype(d.children)>>;
+    static_assert(std::is_same_v<inner::policy, x32> && std::is_same_v<mixt::value_t<inner>, std::int32_t>);
+    EXPECT_EQ(mixt::eval(d)(2), 215.5f);
+    // Plain Eigen operands and literals in the tree; a weak result is stored in 32 bits.
+    Eigen::Tensor<std::uint64_t, 1> big(1);
+    big.setValues({3});
+    Eigen::Tensor<std::int64_t, 1> sig(1);
+    sig.setValues({-5});
+    static_assert(std::is_same_v<mixt::value_t<decltype(mixt::lazy<x32>(mixt::lazy(big) + sig))>, float>);
+    EXPECT_EQ(mixt::eval(mixt::lazy<x32>(mixt::lazy(big) + sig))(0), -2.0f);
+}
+
+TEST(expression_policy, whole_expression_keeps_or_moves_what_it_holds) {
+    Eigen::Tensor<std::uint32_t, 1> u(3);
+    u.setValues({1, 2, 3});
+    Eigen::Tensor<std::int32_t, 1> i(3);
+    i.setValues({10, 20, 30});
+    // lazy(e), and lazy<P>(e) where e's policy is P, return e itself.
+    auto same = mixt::lazy<x32>(u) + i;
+    static_assert(std::is_same_v<decltype(mixt::lazy(same)), decltype(same)&>);
+    static_assert(std::is_same_v<decltype(mixt::lazy<x32>(same)), decltype(same)&>);
+    EXPECT_EQ(&mixt::lazy<x32>(same), &same);
+    static_assert(std::is_same_v<decltype(mixt::lazy(std::move(same))), decltype(same)&&>);
+
+    // An rvalue expression: what it owns is moved into the new one.
+    Eigen::Tensor<std::uint32_t, 1> owned = u;
+    const std::uint32_t* storage = owned.data();
+    const auto moved = mixt::lazy<x32>(mixt::lazy(std::move(owned)) + i);
+    static_assert(std::is_same_v<std::tuple_element_t<0, decltype(moved.children)>,
+                                 mixt::leaf<x32, Eigen::Tensor<std::uint32_t, 1>>>);
+    EXPECT_EQ(std::get<0>(moved.children).x.data(), storage);
+    EXPECT_EQ(mixt::eval(moved)(2), 33);
+
+    // An lvalue expression: what it owns is referred to, as an operator refers to an lvalue operand.
+    const auto named = mixt::lazy(Eigen::Tensor<std::uint32_t, 1>(u)) + i;
+    const auto over = mixt::lazy<x32>(named);
+    static_assert(std::is_same_v<std::tuple_element_t<0, decltype(over.children)>,
+                                 mixt::leaf<x32, const Eigen::Tensor<std::uint32_t, 1>&>>);
+    EXPECT_EQ(&std::get<0>(over.children).x, &std::get<0>(named.children).x);
+    EXPECT_EQ(mixt::eval(over)(0), 11);
+    static_assert(std::is_same_v<mixt::value_t<decltype(named)>, std::int64_t>);
+    static_assert(std::is_same_v<mixt::value_t<decltype(over)>, std::int32_t>);
+
+    // A named sub-expression held by reference is rebuilt into the new tree; a strong scalar is kept.
+    const auto sub = mixt::lazy(u) * mixt::strong(std::int32_t{2});
+    const auto outer = mixt::lazy<x32>(sub + i);
+    static_assert(std::is_same_v<std::tuple_element_t<0, decltype((sub + i).children)>, const decltype(sub)&>);
+    using rebuilt = std::tuple_element_t<0, decltype(outer.children)>;
+    static_assert(!std::is_reference_v<rebuilt> && std::is_same_v<rebuilt::policy, x32>);
+    static_assert(std::is_same_v<mixt::value_t<rebuilt>, std::int32_t>);
+    static_assert(std::is_same_v<std::tuple_element_t<1, decltype(rebuilt::children)>, mixt::scalar<std::int32_t>>);
+    EXPECT_EQ(mixt::eval(outer)(2), 36);
+}
+
+TEST(expression_policy, evaluates_under_every_policy) {
+    Eigen::Tensor<std::int8_t, 1> a(4);
+    a.setValues({-128, -1, 0, 120});
+    // jax_strict: an i8 array and a weak int literal stay i8 (the literal must fit).
+    const auto s = mixt::lazy<strict>(mixt::lazy(a) + 7);
+    static_assert(std::is_same_v<decltype(s)::policy, strict> && std::is_same_v<mixt::value_t<decltype(s)>, std::int8_t>);
+    const Eigen::Tensor<std::int8_t, 1> rs = mixt::eval(s);
+    EXPECT_EQ(rs(0), -121);
+    EXPECT_EQ(rs(1), 6);
+    EXPECT_EQ(rs(2), 7);
+    EXPECT_EQ(rs(3), 127);
+    // ... and chosen per leaf, the same.
+    const Eigen::Tensor<std::int8_t, 1> rl = mixt::eval(mixt::lazy<strict>(a) + 7);
+    EXPECT_EQ(rl(3), 127);
+
+    // array_api: f32 + f64 is f64; an int literal joins a real float array.
+    Eigen::Tensor<float, 1> f(3);
+    f.setValues({0.1f, -2.5f, 1e30f});
+    Eigen::Tensor<double, 1> d(3);
+    d.setValues({0.2, 0.25, -1e30});
+    const auto e = mixt::lazy<array_api>(f + mixt::lazy(d) * 2);
+    static_assert(std::is_same_v<decltype(e)::policy, array_api> && std::is_same_v<mixt::value_t<decltype(e)>, double>);
+    const Eigen::Tensor<double, 1> r = mixt::eval(e);
+    EXPECT_EQ(r(0), static_cast<double>(0.1f) + 0.4);
+    EXPECT_EQ(r(1), -2.0);
+    EXPECT_EQ(r(2), static_cast<double>(1e30f) - 2e30);
+    // An int8 array with an int literal under array_api.
+    const Eigen::Tensor<std::int8_t, 1> ri = mixt::eval(mixt::lazy<array_api>(mixt::lazy(a) * 1 - 1));
+    EXPECT_EQ(ri(0), 127); // wraps
+    EXPECT_EQ(ri(3), 119);
 }
 
 } // namespace

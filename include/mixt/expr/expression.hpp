@@ -7,11 +7,19 @@
 //   - scalar: a typed (strong) scalar made with `mixt::strong(x)`;
 //   - node<Op, Children...>: an operation, whose types come from `Op::rule` (expr/rules.hpp).
 // Every expression has `tag` (its lattice node, possibly weak), `value_type` (the C++ type its elements are
-// computed in: the tag materialized under the policy), `policy` (void for literals and for plain Eigen operands,
-// which take the policy of the expression they join), `rank` and `layout` (-1 for scalars).
+// computed in: the tag materialized under the policy), `policy`, `rank` and `layout` (-1 for scalars).
+//
+// Policies. A leaf made with `lazy<P>(t)` chose P; a leaf made with `lazy(t)`, a plain Eigen operand, a literal
+// and a scalar chose none (`policy` is void). An expression's policy is the one its leaves chose (two different
+// ones are a compile error), `default_policy` if none did. `lazy<P>(e)` on an expression chooses P for the
+// whole of it: every leaf of e without a policy gets P, and the nodes above are typed again. A sub-expression
+// without a policy is typed under `default_policy` when it is built; joining an expression of another policy,
+// it must type the same under that policy, or compilation stops with a message that says where to put
+// `lazy<P>`.
 
-#include <cstdint>
 #include <complex>
+#include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -66,6 +74,7 @@ struct literal_value_impl<std::complex<T>> {
 };
 } // namespace detail
 
+/// A tensor operand. `Policy` is the policy chosen with `lazy<Policy>(t)`, void if none was.
 template <class Policy, class E>
 struct leaf : expression<leaf<Policy, E>> {
     using eigen_type = std::remove_cvref_t<E>;
@@ -139,6 +148,64 @@ constexpr int common_rank() {
 } // namespace detail
 
 template <class Op, class... Cs>
+struct node;
+
+// Errors of choosing policies. The template arguments name the policies and, for a sub-expression, its operation
+// and its operands' dtypes.
+namespace policy_error {
+template <class Requested, class Chosen>
+struct conflicting_policies {
+    static_assert(sizeof(Requested) == 0,
+                  "mixt: an expression mixes two promotion policies: mixt::lazy<Policy>(e) asks for one (the first "
+                  "argument of the template being instantiated) where a leaf of e chose another (the second); "
+                  "choose one, on the whole expression (mixt::lazy<Policy>(e)) or on every leaf (mixt::lazy<Policy>(t))");
+    using type = void;
+};
+template <class Policy, class Expression>
+struct no_tensor_leaf {
+    static_assert(sizeof(Policy) == 0,
+                  "mixt: mixt::lazy<Policy>(e) needs a tensor leaf in e to carry the policy, and e has only literals "
+                  "and mixt::strong scalars (the policy and e are the arguments of the template being "
+                  "instantiated); choose the policy on the expression they join");
+    using type = void;
+};
+template <class Policy, class Operation, class... Nodes>
+struct subexpression_typed_under_default_policy {
+    static_assert(sizeof(Policy) == 0,
+                  "mixt: a sub-expression without a policy of its own was typed under the default policy and types "
+                  "differently under the policy of the expression it joins (that policy, the operation and its "
+                  "operands' dtypes are the arguments of the template being instantiated); choose the policy on the "
+                  "sub-expression too (mixt::lazy<Policy>(sub)) or on the whole expression (mixt::lazy<Policy>(e))");
+    using type = void;
+};
+} // namespace policy_error
+
+namespace detail {
+// A child without a policy (`lazy(a) + b`, `strong(x) * 2`) of a node of policy `Policy` was typed under
+// `default_policy`; its values are right only if every node in it has the same types under `Policy`.
+template <class Policy, class C>
+struct check_typed_alike {
+    using type = void;
+};
+template <class Policy, class Op, class... Cs>
+    requires(!std::is_void_v<Policy> && !std::is_same_v<Policy, default_policy> &&
+             std::is_void_v<typename node<Op, Cs...>::policy>)
+struct check_typed_alike<Policy, node<Op, Cs...>> {
+    using here = node<Op, Cs...>;
+    using rule = typename Op::template rule<Policy, typename std::remove_cvref_t<Cs>::tag...>;
+    static constexpr bool same =
+        std::is_same_v<typename rule::result, typename here::tag> &&
+        std::is_same_v<result_storage_t<typename rule::result, Policy>, typename here::value_type> &&
+        std::is_same_v<storage_list_t<Policy, typename rule::operands>, typename here::operand_types>;
+    using type = boost::mp11::mp_list<
+        typename std::conditional_t<same, std::type_identity<void>,
+                                    policy_error::subexpression_typed_under_default_policy<
+                                        Policy, Op, typename std::remove_cvref_t<Cs>::tag...>>::type,
+        typename check_typed_alike<Policy, std::remove_cvref_t<Cs>>::type...>;
+};
+} // namespace detail
+
+template <class Op, class... Cs>
 struct node : expression<node<Op, Cs...>> {
     using policy = detail::common_policy_t<typename std::remove_cvref_t<Cs>::policy...>;
     using rule = typename Op::template rule<detail::policy_or_default<policy>, typename std::remove_cvref_t<Cs>::tag...>;
@@ -150,6 +217,10 @@ struct node : expression<node<Op, Cs...>> {
     static_assert(rank != -2, "mixt: the operands of an expression have different ranks (mixt does not broadcast yet)");
     static constexpr int layout = detail::common_rank<std::remove_cvref_t<Cs>::layout...>();
     static_assert(layout != -2, "mixt: the operands of an expression mix row-major and column-major tensors");
+    // Instantiated for its errors only (the type is always a list of voids).
+    static_assert(boost::mp11::mp_size<boost::mp11::mp_list<
+                      typename detail::check_typed_alike<policy, std::remove_cvref_t<Cs>>::type...>>::value ==
+                  sizeof...(Cs));
     std::tuple<Cs...> children;
 };
 
@@ -175,17 +246,93 @@ struct leaf_bytes<node<Op, Cs...>>
 template <class E>
 inline constexpr std::size_t leaf_bytes_v = detail::leaf_bytes<std::remove_cvref_t<E>>::value;
 
-/// Starts a mixt expression from an Eigen tensor (any rank or layout, a map, a ref or a tensor expression)
-/// under `Policy`: `auto e = mixt::lazy(a) + b * c;`. A mixt expression is passed through.
-template <class Policy = default_policy, class X>
+namespace detail {
+template <class E>
+struct has_leaf : std::false_type {};
+template <class P, class X>
+struct has_leaf<leaf<P, X>> : std::true_type {};
+template <class Op, class... Cs>
+struct has_leaf<node<Op, Cs...>> : std::bool_constant<(has_leaf<std::remove_cvref_t<Cs>>::value || ...)> {};
+
+// with_policy<Policy>(e): e, whose leaves chose no policy, with `Policy` on every leaf and its nodes typed again.
+// As an operator holds its operands: what an rvalue e holds by value is moved out of it, what an lvalue e holds by
+// value is referred to, and what e refers to is still referred to. Literals, scalars and sub-expressions without
+// leaves are kept as they are (node checks that they type the same under `Policy`).
+template <class Policy, class E>
+struct with_policy_impl;
+
+template <class Policy, class E>
+constexpr auto with_policy(E&& e) {
+    return with_policy_impl<Policy, std::remove_cvref_t<E>>::apply(static_cast<E&&>(e));
+}
+
+// The child that replaces a child of type `C`, reached as `Fwd` (a reference of the parent's value category).
+template <class Policy, class C, class Fwd, bool = has_leaf<std::remove_cvref_t<C>>::value>
+struct child_with_policy {
+    using type = C;
+    static constexpr C apply(Fwd&& c) { return static_cast<Fwd&&>(c); }
+};
+template <class Policy, class C, class Fwd>
+struct child_with_policy<Policy, C, Fwd, true> {
+    using type = decltype(with_policy<Policy>(std::declval<Fwd>()));
+    static constexpr type apply(Fwd&& c) { return with_policy<Policy>(static_cast<Fwd&&>(c)); }
+};
+
+template <class Policy, class X>
+struct with_policy_impl<Policy, leaf<void, X>> {
+    template <class E>
+    static constexpr auto apply(E&& l) {
+        if constexpr (std::is_lvalue_reference_v<E> && !std::is_reference_v<X>)
+            return leaf<Policy, const X&>{{}, l.x};
+        else
+            return leaf<Policy, X>{{}, static_cast<E&&>(l).x};
+    }
+};
+
+template <class Policy, class Op, class... Cs>
+struct with_policy_impl<Policy, node<Op, Cs...>> {
+    template <class E, std::size_t... I>
+    static constexpr auto rebuild(E&& n, std::index_sequence<I...>) {
+        return node<Op, typename child_with_policy<Policy, Cs,
+                                                   decltype(std::get<I>(static_cast<E&&>(n).children))>::type...>{
+            {},
+            {child_with_policy<Policy, Cs, decltype(std::get<I>(static_cast<E&&>(n).children))>::apply(
+                std::get<I>(static_cast<E&&>(n).children))...}};
+    }
+    template <class E>
+    static constexpr auto apply(E&& n) {
+        return rebuild(static_cast<E&&>(n), std::index_sequence_for<Cs...>{});
+    }
+};
+} // namespace detail
+
+/// Starts a mixt expression from an Eigen tensor (any rank or layout, a map, a ref or a tensor expression):
+/// `auto e = mixt::lazy(a) + b * c;`. `lazy<Policy>(t)` chooses the promotion policy of every expression the
+/// leaf joins: `mixt::lazy<mixt::policy::jax_x32>(a) + b`; without one, the leaf takes the policy of the
+/// expression it joins (`default_policy` if none is chosen).
+template <class Policy = void, class X>
     requires eigen_tensor<X>
 constexpr leaf<Policy, detail::closure_t<X&&>> lazy(X&& x) {
     return {{}, static_cast<X&&>(x)};
 }
-template <class Policy = default_policy, class X>
+/// Chooses the policy of a whole expression: `mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(u32) + i32)` is
+/// `i32` (`i64` under `jax`). Every leaf without a policy gets `Policy`; a leaf that chose another one is a
+/// compile error. `lazy(e)`, or `lazy<P>(e)` where e's policy already is P, returns e itself.
+template <class Policy = void, class X>
     requires mixt_expression<X>
-constexpr X&& lazy(X&& x) {
-    return static_cast<X&&>(x);
+constexpr decltype(auto) lazy(X&& x) {
+    using chosen = typename std::remove_cvref_t<X>::policy;
+    if constexpr (std::is_void_v<Policy> || std::is_same_v<Policy, chosen>) {
+        return static_cast<X&&>(x);
+    } else if constexpr (!std::is_void_v<chosen>) {
+        static_assert(std::is_void_v<typename policy_error::conflicting_policies<Policy, chosen>::type>);
+        return static_cast<X&&>(x);
+    } else if constexpr (!detail::has_leaf<std::remove_cvref_t<X>>::value) {
+        static_assert(std::is_void_v<typename policy_error::no_tensor_leaf<Policy, std::remove_cvref_t<X>>::type>);
+        return static_cast<X&&>(x);
+    } else {
+        return detail::with_policy<Policy>(static_cast<X&&>(x));
+    }
 }
 
 /// A typed scalar: `lazy(a_i8) + strong(std::int16_t{3})` is `i16`.
