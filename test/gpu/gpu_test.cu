@@ -11,6 +11,9 @@
 
 #include <mixt/mixt.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -59,6 +62,10 @@ Eigen::Tensor<T, 1> make(std::uint64_t seed) {
         x ^= x >> 29;
         if constexpr (std::is_integral_v<T> || std::is_same_v<T, bool>) {
             t(i) = static_cast<T>(x);
+        } else if constexpr (mixt::detail::is_complex_v<T>) {
+            using C = typename T::value_type;
+            t(i) = T(static_cast<C>(static_cast<std::int16_t>(x) % 2000) / C(64),
+                     static_cast<C>(static_cast<std::int16_t>(x >> 32) % 2000) / C(64));
         } else {
             float v = static_cast<float>(static_cast<std::int32_t>(x) % 100000) / 64.0f;
             if (x % 97 == 0) v = std::numeric_limits<float>::quiet_NaN();
@@ -98,6 +105,48 @@ class gpu : public ::testing::Test {
             if (std::memcmp(&got(i), &want(i), sizeof(R)) != 0 && ++wrong <= 3)
                 ADD_FAILURE() << what << ": element " << i << " differs from the DefaultDevice's";
         EXPECT_EQ(wrong, 0) << what;
+    }
+
+    // As check, for expressions with transcendental functions: CUDA's exp, log, sin, cos, tanh, pow and hypot
+    // differ from the host's by up to 2 ulp (mixt's tolerance for them); complex results within 4 ulp normwise.
+    template <class Build, class... Ts>
+    void check_close(const std::string& what, Build build, const Eigen::Tensor<Ts, 1>&... host) {
+        using R = mixt::value_t<decltype(build(host...))>;
+        const Eigen::Tensor<R, 1> want = mixt::eval(build(host...));
+        const std::tuple<device_tensor<Ts>...> on_device(host...);
+        const device_tensor<R> out(n);
+        std::apply([&](const auto&... d) { mixt::assign(out.map(), build(d.map()...), *device_); }, on_device);
+        device_->synchronize();
+        ASSERT_EQ(cudaGetLastError(), cudaSuccess) << what;
+        const Eigen::Tensor<R, 1> got = out.download();
+        int wrong = 0;
+        for (Eigen::Index i = 0; i < n; ++i)
+            if (!close(got(i), want(i)) && ++wrong <= 3)
+                ADD_FAILURE() << what << ": element " << i << " is more than 2 ulp from the DefaultDevice's";
+        EXPECT_EQ(wrong, 0) << what;
+    }
+
+    template <class R>
+    static bool close(const R& got, const R& want) {
+        if constexpr (mixt::detail::is_complex_v<R>) {
+            // Normwise, 4 ulp of the component type (the differential test's rule for complex functions).
+            using C = typename R::value_type;
+            const double gr = static_cast<double>(got.real()), gi = static_cast<double>(got.imag());
+            const double wr = static_cast<double>(want.real()), wi = static_cast<double>(want.imag());
+            if (std::isnan(wr) || std::isnan(wi) || std::isnan(gr) || std::isnan(gi))
+                return (std::isnan(wr) || std::isnan(wi)) == (std::isnan(gr) || std::isnan(gi));
+            if (std::isinf(wr) || std::isinf(wi) || std::isinf(gr) || std::isinf(gi)) return got == want;
+            const double eps = static_cast<double>(Eigen::NumTraits<C>::epsilon());
+            return std::hypot(gr - wr, gi - wi) <=
+                   4 * eps * std::max(std::hypot(wr, wi), static_cast<double>((std::numeric_limits<C>::min)()));
+        } else {
+            const double g = static_cast<double>(got), w = static_cast<double>(want);
+            if (std::isnan(w) || std::isnan(g)) return std::isnan(w) && std::isnan(g);
+            if (std::isinf(w) || std::isinf(g)) return g == w;
+            const double eps = static_cast<double>(Eigen::NumTraits<R>::epsilon());
+            const double tiny = static_cast<double>((std::numeric_limits<R>::min)());
+            return std::abs(g - w) <= 2 * eps * std::max(std::abs(w), tiny);
+        }
     }
 
     std::unique_ptr<Eigen::GpuStreamDevice> stream_;
@@ -159,6 +208,83 @@ TEST_F(gpu, conversions_and_literal_comparisons) {
     check("cast<f16>(f64) + cast<bf16>(u8)", [](const auto& a, const auto& b) {
         return mixt::cast<Eigen::half>(a) * mixt::cast<Eigen::bfloat16>(b);
     }, f64, u8);
+}
+
+TEST_F(gpu, functions_and_complex_values) {
+    const auto f32 = make<float>(16);
+    const auto f16 = make<Eigen::half>(17);
+    const auto bf16 = make<Eigen::bfloat16>(18);
+    const auto c64 = make<std::complex<float>>(19);
+    const auto c128 = make<std::complex<double>>(20);
+    const auto i8 = make<std::int8_t>(21);
+    check_close("exp(f32 * 0.01) * sin(f16) + cos(bf16)", [](const auto& a, const auto& b, const auto& c) {
+        return mixt::exp(mixt::lazy(a) * 0.01f) * mixt::sin(b) + mixt::cos(c);
+    }, f32, f16, bf16);
+    check_close("sqrt(abs(f32)) + log(abs(f16)) - tanh(i8)", [](const auto& a, const auto& b, const auto& c) {
+        return mixt::sqrt(mixt::abs(a)) + mixt::log(mixt::abs(b)) - mixt::tanh(c);
+    }, f32, f16, i8);
+    check_close("pow(abs(f32) * 0.01, bf16 * 0.1)", [](const auto& a, const auto& b) {
+        return mixt::pow(mixt::abs(a) * 0.01f, mixt::lazy(b) * 0.1f);
+    }, f32, bf16);
+    // Products, sums, conjugates and parts of complex values are exact (-fmad=false): bit for bit.
+    check("c64 * c64 + conj(c64) - c64 * f32", [](const auto& a, const auto& b) {
+        return mixt::lazy(a) * a + mixt::conj(a) - mixt::lazy(a) * b;
+    }, c64, f32);
+    check("real(c128) * imag(c128) + c128 / 2", [](const auto& a) {
+        return mixt::real(a) * mixt::imag(a) + mixt::lazy(a) / 2;
+    }, c128);
+    check_close("abs(c64) + exp(c64 * 0.01)", [](const auto& a) {
+        return mixt::abs(a) + mixt::exp(mixt::lazy(a) * 0.01f);
+    }, c64);
+}
+
+// Rank 2, row-major: the same kernels index through the tensor's layout.
+TEST_F(gpu, rank_two_row_major) {
+    using T8 = Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor>;
+    using TH = Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor>;
+    const Eigen::Index rows = 301, cols = 331; // rows * cols <= n: views of the first elements
+    const auto flat8 = make<std::int8_t>(22);
+    const auto flath = make<Eigen::half>(23);
+    // Copied, not assigned from a map: Eigen's own host executor does not compile in a .cu file.
+    T8 a(rows, cols);
+    TH b(rows, cols);
+    std::memcpy(a.data(), flat8.data(), sizeof(std::int8_t) * static_cast<std::size_t>(rows * cols));
+    std::memcpy(b.data(), flath.data(), sizeof(Eigen::half) * static_cast<std::size_t>(rows * cols));
+    const TH want = mixt::eval(mixt::lazy(a) * b + 2); // i8 * f16 + i* is f16
+    const device_tensor<std::int8_t> da(flat8);
+    const device_tensor<Eigen::half> db(flath);
+    const device_tensor<Eigen::half> out(rows * cols);
+    Eigen::TensorMap<Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor>> ma(da.map().data(), rows, cols);
+    Eigen::TensorMap<Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor>> mb(db.map().data(), rows, cols);
+    Eigen::TensorMap<TH> mo(out.map().data(), rows, cols);
+    mixt::assign(mo, mixt::lazy(ma) * mb + 2, *device_);
+    device_->synchronize();
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    const Eigen::Tensor<Eigen::half, 1> got = out.download();
+    int wrong = 0;
+    for (Eigen::Index i = 0; i < rows * cols; ++i)
+        if (std::memcmp(&got(i), want.data() + i, sizeof(Eigen::half)) != 0 && ++wrong <= 3)
+            ADD_FAILURE() << "element " << i << " differs from the DefaultDevice's";
+    EXPECT_EQ(wrong, 0);
+}
+
+// to_eigen on the GPU: the lowered expression reduced by Eigen's own GPU executor. Integer sums do not depend
+// on the order of the reduction.
+TEST_F(gpu, lowered_expression_reduced) {
+    const auto i8 = make<std::int8_t>(24);
+    const auto u8 = make<std::uint8_t>(25);
+    const auto lowered = [](const auto& a, const auto& b) { return mixt::to_eigen(mixt::lazy(a) + b).template cast<std::int64_t>().sum(); };
+    // The host's sum by a plain loop (Eigen's own host executor does not compile in a .cu file): i8 + u8 is i16.
+    std::int64_t want = 0;
+    for (Eigen::Index i = 0; i < n; ++i) want += static_cast<std::int16_t>(i8(i) + u8(i));
+    const device_tensor<std::int8_t> da(i8);
+    const device_tensor<std::uint8_t> db(u8);
+    const device_tensor<std::int64_t> out(1);
+    Eigen::TensorMap<Eigen::Tensor<std::int64_t, 0>> total(out.map().data());
+    total.device(*device_) = lowered(da.map(), db.map());
+    device_->synchronize();
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(out.download()(0), want);
 }
 
 TEST_F(gpu, errors_before_the_kernel) {

@@ -286,10 +286,21 @@ struct shift_right_fn {
     }
 };
 
+// |x + iy| = hypot(x, y): what std::abs(std::complex) computes on the host (glibc's cabs is hypot), and in
+// device code the GPU's hypot (std::abs of a std::complex is a host function there).
+template <class F>
+EIGEN_DEVICE_FUNC F complex_abs(const std::complex<F>& z) {
+#if defined(EIGEN_GPU_COMPILE_PHASE)
+    return Eigen::numext::hypot(z.real(), z.imag());
+#else
+    return std::hypot(z.real(), z.imag());
+#endif
+}
+
 struct abs_fn {
     template <class T>
     EIGEN_DEVICE_FUNC auto operator()(const T& a) const {
-        if constexpr (is_complex_v<T>) return std::abs(a);
+        if constexpr (is_complex_v<T>) return complex_abs(a);
         else if constexpr (is_bool_v<T>) return a;
         else if constexpr (is_int_v<T> && std::is_signed_v<T>) return a < 0 ? neg_fn{}(a) : a;
         else if constexpr (is_int_v<T>) return a;
@@ -305,13 +316,55 @@ struct abs_fn {
 #else
 #define MIXT_DETAIL_REAL_MATH(FN, X) std::FN(X)
 #endif
+// Complex functions are std::complex's on the host. Those are host functions, so device code computes the
+// textbook formulas over the GPU's real functions (within a few ulp, normwise, of the host's).
+#if defined(EIGEN_GPU_COMPILE_PHASE)
+namespace device_complex {
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> exp(const std::complex<F>& z) {
+    const F m = Eigen::numext::exp(z.real());
+    return {m * Eigen::numext::cos(z.imag()), m * Eigen::numext::sin(z.imag())};
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> log(const std::complex<F>& z) {
+    return {Eigen::numext::log(Eigen::numext::hypot(z.real(), z.imag())), ::atan2(z.imag(), z.real())};
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> sqrt(const std::complex<F>& z) {
+    const F x = z.real(), y = z.imag();
+    if (x == F(0) && y == F(0)) return {F(0), y};
+    const F t = Eigen::numext::sqrt((Eigen::numext::abs(x) + Eigen::numext::hypot(x, y)) / F(2));
+    if (x >= F(0)) return {t, y / (F(2) * t)};
+    return {Eigen::numext::abs(y) / (F(2) * t), ::copysign(t, y)};
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> sin(const std::complex<F>& z) {
+    return {Eigen::numext::sin(z.real()) * Eigen::numext::cosh(z.imag()),
+            Eigen::numext::cos(z.real()) * Eigen::numext::sinh(z.imag())};
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> cos(const std::complex<F>& z) {
+    return {Eigen::numext::cos(z.real()) * Eigen::numext::cosh(z.imag()),
+            -(Eigen::numext::sin(z.real()) * Eigen::numext::sinh(z.imag()))};
+}
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> tanh(const std::complex<F>& z) {
+    const F x = z.real(), y = z.imag();
+    if (Eigen::numext::abs(x) > F(20)) return {::copysign(F(1), x), ::copysign(F(0), Eigen::numext::sin(F(2) * y))};
+    const F d = Eigen::numext::cosh(F(2) * x) + Eigen::numext::cos(F(2) * y);
+    return {Eigen::numext::sinh(F(2) * x) / d, Eigen::numext::sin(F(2) * y) / d};
+}
+} // namespace device_complex
+#define MIXT_DETAIL_COMPLEX_MATH(FN, X) device_complex::FN(X)
+#else
+#define MIXT_DETAIL_COMPLEX_MATH(FN, X) std::FN(X)
+#endif
 #define MIXT_DETAIL_MATH(NAME, FN)                                                                             \
     struct NAME {                                                                                              \
         template <class T>                                                                                     \
         EIGEN_DEVICE_FUNC T operator()(const T& a) const {                                                     \
             if constexpr (is_complex_v<T>) {                                                                   \
-                using std::FN;                                                                                 \
-                return FN(a);                                                                                  \
+                return MIXT_DETAIL_COMPLEX_MATH(FN, a);                                                        \
             } else {                                                                                           \
                 return via_compute(a, [](auto x) { return MIXT_DETAIL_REAL_MATH(FN, x); });                    \
             }                                                                                                  \
@@ -325,6 +378,7 @@ MIXT_DETAIL_MATH(cos_fn, cos)
 MIXT_DETAIL_MATH(tanh_fn, tanh)
 #undef MIXT_DETAIL_MATH
 #undef MIXT_DETAIL_REAL_MATH
+#undef MIXT_DETAIL_COMPLEX_MATH
 
 struct pow_fn {
     // Base and exponent keep their own types: a float base with an integer exponent computes in the base's
