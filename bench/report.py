@@ -23,6 +23,7 @@ needs gnuplot). Standard library only.
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -195,6 +196,16 @@ def tables(context, gbps, exprs):
                 fmt(None if traffic_share is None else 100 * traffic_share, 0),
             ]
             lines.append("| " + " | ".join(cells) + " |")
+        means = []
+        for label, num, den in (("mixt/hand_loop", "mixt", "hand_loop"), ("mixt/eigen_cast", "mixt", "eigen_cast"),
+                                ("mixt_threads/mixt", "mixt_threads", "mixt")):
+            rs = [ratio(gbps.get((num, i, n)), gbps.get((den, i, n))) for i, _, _ in exprs]
+            rs = [r for r in rs if r]
+            if rs:
+                means.append("%s %s" % (label, fmt(math.exp(sum(math.log(r) for r in rs) / len(rs)), 2)))
+        if means:
+            lines.append("")
+            lines.append("Geometric means over the expressions: " + ", ".join(means) + ".")
         roof = [(k, gbps.get((k, None, n))) for k in ("stream_copy", "stream_triad")]
         roof = ["%s %s GB/s" % (k, fmt(x)) for k, x in roof if x is not None]
         if roof:

@@ -4,7 +4,7 @@
 # pass because of an unrelated error in the shared code.
 
 # The test/lattice build rules (generated promotion table, compile-only table checks) live next to those
-# tests; include them here as well until test/CMakeLists.txt includes them itself (include_guard: once).
+# tests; test/CMakeLists.txt includes them too (include_guard: once), so this file also works on its own.
 include("${CMAKE_CURRENT_LIST_DIR}/../lattice/lattice.cmake")
 
 set(_mixt_user_nodes [=[

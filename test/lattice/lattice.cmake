@@ -50,8 +50,8 @@ add_library(mixt_test_lattice_promote_all_pairs OBJECT "${_mixt_lattice_test_dir
 target_link_libraries(mixt_test_lattice_promote_all_pairs PRIVATE mixt::mixt)
 mixt_setup_target(mixt_test_lattice_promote_all_pairs)
 
-# The `compile_time` target (bench/compile_time/measure.sh times promote_all_pairs.cpp). bench/CMakeLists.txt
-# is the natural place for add_subdirectory(compile_time); until it has it, the test build provides it.
+# The `compile_time` target (bench/compile_time/measure.sh times promote_all_pairs.cpp): bench/CMakeLists.txt
+# adds it when the benchmarks are built; a test-only build gets it here.
 if(NOT TARGET compile_time AND PROJECT_IS_TOP_LEVEL)
   add_subdirectory("${PROJECT_SOURCE_DIR}/bench/compile_time" "${PROJECT_BINARY_DIR}/bench/compile_time")
 endif()

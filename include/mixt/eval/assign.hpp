@@ -123,14 +123,14 @@ inline constexpr bool is_thread_pool_device_v =
 template <class D, class E, class Device>
 void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
     const auto kernel = make_kernel<D>(e);
-    const bool stream = use_streaming(n, leaf_bytes_v<E> + sizeof(D));
+    const pass_options options = options_for(n, leaf_bytes_v<E> + sizeof(D));
     if constexpr (is_thread_pool_device_v<Device>) {
         const Eigen::TensorOpCost cost(static_cast<double>(leaf_bytes_v<E>), sizeof(D), 8.0);
         device.parallelFor(
             n, cost, [](Eigen::Index size) { return (size + 63) & ~Eigen::Index{63}; },
-            [&](Eigen::Index first, Eigen::Index last) { run_kernel(dst, kernel, first, last, stream); });
+            [&](Eigen::Index first, Eigen::Index last) { run_kernel(dst, kernel, first, last, options); });
     } else {
-        run_kernel(dst, kernel, 0, n, stream);
+        run_kernel(dst, kernel, 0, n, options);
     }
 }
 
