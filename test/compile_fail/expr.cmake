@@ -93,7 +93,7 @@ _mixt_expr_case(expr.leaf_scalar_not_a_dtype
   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes")
 _mixt_expr_case(eval.assign_float_into_int
   "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
-  "does not promote implicitly to the destination"
+  "does not promote implicitly to the destination.*mixt::cast<T>\\(e\\)"
   "not_implicitly_convertible<mixt::dtype_tag<mixt::dtype::float32>, mixt::dtype_tag<mixt::dtype::int32>, mixt::policy::jax")
 _mixt_expr_case(eval.assign_into_other_rank
   "void f() { mixt::assign(t<float, 2>, mixt::lazy(t<float>) + 1); }"
