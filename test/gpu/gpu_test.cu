@@ -89,9 +89,9 @@ class gpu : public ::testing::Test {
     }
 
     // Evaluates build(leaves) on the host (DefaultDevice) and on the GPU (the leaves copied to device
-    // memory, seen through TensorMaps), and compares the bits.
-    template <class Build, class... Ts>
-    void check(const std::string& what, Build build, const Eigen::Tensor<Ts, 1>&... host) {
+    // memory, seen through TensorMaps), and compares every element with `same(got, want)`.
+    template <class Same, class Build, class... Ts>
+    void compare(const std::string& what, Same same, const char* differs, Build build, const Eigen::Tensor<Ts, 1>&... host) {
         using R = mixt::value_t<decltype(build(host...))>;
         const Eigen::Tensor<R, 1> want = mixt::eval(build(host...));
         const std::tuple<device_tensor<Ts>...> on_device(host...);
@@ -102,28 +102,23 @@ class gpu : public ::testing::Test {
         const Eigen::Tensor<R, 1> got = out.download();
         int wrong = 0;
         for (Eigen::Index i = 0; i < n; ++i)
-            if (std::memcmp(&got(i), &want(i), sizeof(R)) != 0 && ++wrong <= 3)
-                ADD_FAILURE() << what << ": element " << i << " differs from the DefaultDevice's";
+            if (!same(got(i), want(i)) && ++wrong <= 3) ADD_FAILURE() << what << ": element " << i << differs;
         EXPECT_EQ(wrong, 0) << what;
     }
 
-    // As check, for expressions with transcendental functions: CUDA's exp, log, sin, cos, tanh, pow and hypot
-    // differ from the host's by up to 2 ulp (mixt's tolerance for them); complex results within 4 ulp normwise.
+    // The same bits as the DefaultDevice.
+    template <class Build, class... Ts>
+    void check(const std::string& what, Build build, const Eigen::Tensor<Ts, 1>&... host) {
+        const auto bits = [](const auto& got, const auto& want) { return std::memcmp(&got, &want, sizeof(got)) == 0; };
+        compare(what, bits, " differs from the DefaultDevice's", build, host...);
+    }
+
+    // For expressions with transcendental functions: CUDA's exp, log, sin, cos, tanh, pow and hypot differ from
+    // the host's by up to 2 ulp (mixt's tolerance for them); complex results within 4 ulp normwise.
     template <class Build, class... Ts>
     void check_close(const std::string& what, Build build, const Eigen::Tensor<Ts, 1>&... host) {
-        using R = mixt::value_t<decltype(build(host...))>;
-        const Eigen::Tensor<R, 1> want = mixt::eval(build(host...));
-        const std::tuple<device_tensor<Ts>...> on_device(host...);
-        const device_tensor<R> out(n);
-        std::apply([&](const auto&... d) { mixt::assign(out.map(), build(d.map()...), *device_); }, on_device);
-        device_->synchronize();
-        ASSERT_EQ(cudaGetLastError(), cudaSuccess) << what;
-        const Eigen::Tensor<R, 1> got = out.download();
-        int wrong = 0;
-        for (Eigen::Index i = 0; i < n; ++i)
-            if (!close(got(i), want(i)) && ++wrong <= 3)
-                ADD_FAILURE() << what << ": element " << i << " is more than 2 ulp from the DefaultDevice's";
-        EXPECT_EQ(wrong, 0) << what;
+        const auto near = [](const auto& got, const auto& want) { return close(got, want); };
+        compare(what, near, " is further from the DefaultDevice's than the tolerance", build, host...);
     }
 
     template <class R>
