@@ -363,12 +363,11 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
 /// Runs a kernel over elements [begin, end) of the destination.
 template <class D, class K>
 void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_options options = {}) {
-    const auto run = [&]<bool Prefetch>(D* out, index_t b, index_t e) { run_range<Prefetch>(out, kernel, b, e); };
     const auto fill = [&](D* out, index_t b, index_t e) {
         if (options.prefetch)
-            run.template operator()<true>(out, b, e);
+            run_range<true>(out, kernel, b, e);
         else
-            run.template operator()<false>(out, b, e);
+            run_range<false>(out, kernel, b, e);
     };
     if (options.stream)
         write_streamed(dst, begin, end, fill);
