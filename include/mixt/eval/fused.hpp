@@ -55,8 +55,14 @@ using index_t = Eigen::Index;
 /// short of the memory bandwidth when the loop does real work per element (f16 + f16 at 16M elements: 13 GB/s
 /// without, 22 GB/s with, on a Xeon with AVX-512). Smaller passes run from the caches, where the prefetch
 /// instructions would only cost issue slots.
-inline constexpr index_t prefetch_distance = 1024;
-inline constexpr std::size_t prefetch_threshold_bytes = std::size_t{512} << 10;
+#ifndef MIXT_PREFETCH_DISTANCE
+#define MIXT_PREFETCH_DISTANCE 1024
+#endif
+#ifndef MIXT_PREFETCH_THRESHOLD_BYTES
+#define MIXT_PREFETCH_THRESHOLD_BYTES (std::size_t{512} << 10)
+#endif
+inline constexpr index_t prefetch_distance = MIXT_PREFETCH_DISTANCE;
+inline constexpr std::size_t prefetch_threshold_bytes = MIXT_PREFETCH_THRESHOLD_BYTES;
 
 /// Asks for the cache lines of elements [i, i + Count) of p. The address is computed as an integer: it may
 /// lie past the end of the array (a prefetch never faults).
@@ -263,12 +269,14 @@ inline constexpr index_t block_length = 64;
 template <class D>
 inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 
-/// Computes elements [begin, end) of the kernel into out[0, end - begin). The kernel is taken by value: the
-/// SIMD stores may alias any object (the intrinsics' types are may_alias), so a kernel reached through a
-/// reference would have its pointers and broadcast literals reloaded from memory after every store, while a
-/// parameter whose address never escapes lives in registers.
+/// Computes elements [begin, end) of the kernel into out[0, end - begin). The loop works on a local copy of
+/// the kernel: the SIMD stores may alias any object (the intrinsics' types are may_alias), so a kernel reached
+/// through memory the caller owns (a reference, or a by-value parameter, which the x86-64 ABI passes by
+/// hidden reference once it holds a vector register) would have its pointers and broadcast literals reloaded
+/// after every store, while a local whose address never escapes lives in registers.
 template <bool Prefetch, class D, class K>
-void run_range(D* out, const K k, index_t begin, index_t end) {
+void run_range(D* out, const K& kernel, index_t begin, index_t end) {
+    const K k = kernel;
     constexpr index_t w = simd::lanes;
     index_t i = begin;
     if constexpr (use_block_loop_v<D, K>) {

@@ -180,7 +180,10 @@ struct vectorized<T, Fn, T> : std::true_type {
 // exp of a half node: the result has 11 significant bits, so a degree-5 polynomial for 2^f on
 // [-0.5, 0.5] (relative error < 3e-6, against half's 4.9e-4 ulp) replaces Eigen's full-precision pexp;
 // the value is then rounded to half once, like every f16 node. Inputs beyond half's range saturate through
-// the clamp of the exponent (to +inf and 0 after rounding); NaN stays NaN.
+// the clamp of the exponent (to +inf and 0 after rounding). The clamp keeps a NaN (MAXPS and MINPS return
+// their second operand when one is NaN), and every later step carries it, sign and payload included.
+// n = round(t) is the "magic number" rounding: adding 1.5 * 2^23 leaves round(t) in the low mantissa
+// bits, whose value shifted into the exponent field (mod 2^32) is 2^n's bits.
 inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
 #if defined(__FMA__)
     return _mm256_fmadd_ps(a, b, c);
@@ -191,10 +194,11 @@ inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
 template <>
 struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
     static batch<Eigen::half> apply(const fn::exp_fn&, const batch<Eigen::half>& a) noexcept {
-        const __m256 x = a.v;
-        __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f));
-        t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-40.0f)), _mm256_set1_ps(40.0f));
-        const __m256 n = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
+        __m256 t = _mm256_mul_ps(a.v, _mm256_set1_ps(1.44269504088896341f));
+        t = _mm256_min_ps(_mm256_set1_ps(40.0f), _mm256_max_ps(_mm256_set1_ps(-40.0f), t));
+        const __m256 s = _mm256_add_ps(t, magic);
+        const __m256 n = _mm256_sub_ps(s, magic);
         const __m256 f = _mm256_mul_ps(_mm256_sub_ps(t, n), _mm256_set1_ps(0.693147180559945309f)); // f*ln2
         __m256 p = _mm256_set1_ps(1.0f / 120.0f);
         p = madd_ps(p, f, _mm256_set1_ps(1.0f / 24.0f));
@@ -202,10 +206,8 @@ struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
         p = madd_ps(p, f, _mm256_set1_ps(0.5f));
         p = madd_ps(p, f, _mm256_set1_ps(1.0f));
         p = madd_ps(p, f, _mm256_set1_ps(1.0f));
-        const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-        __m256 r = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-        r = _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-        return round_f32<Eigen::half>(r);
+        const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(s), _mm256_set1_epi32(127)), 23);
+        return round_f32<Eigen::half>(_mm256_mul_ps(p, _mm256_castsi256_ps(e)));
     }
 };
 #endif
