@@ -223,22 +223,24 @@ batch<T> load(const T* p) noexcept {
     } else if constexpr (std::is_same_v<T, double>) {
         return {{_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}};
     } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-        // std::complex is layout-compatible with T[2] ([complex.numbers]).
+        // std::complex is layout-compatible with T[2] ([complex.numbers]). The 128-bit halves are loaded so
+        // that one in-lane shuffle each gives the real and imaginary parts in order (an insert from memory
+        // does not use the shuffle port, which the permutes of a whole-register load would).
         const float* f = reinterpret_cast<const float*>(p);
-        const __m256 a = _mm256_loadu_ps(f);                                // r0 i0 r1 i1 | r2 i2 r3 i3
-        const __m256 b = _mm256_loadu_ps(f + 8);                            // r4 i4 r5 i5 | r6 i6 r7 i7
-        const __m256 re = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)); // r0 r1 r4 r5 | r2 r3 r6 r7
-        const __m256 im = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-        return {_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(re), _MM_SHUFFLE(3, 1, 2, 0))),
-                _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(im), _MM_SHUFFLE(3, 1, 2, 0)))};
+        const __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f)), _mm_loadu_ps(f + 8), 1);
+        const __m256 b = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 4)), _mm_loadu_ps(f + 12), 1);
+        // a: r0 i0 r1 i1 | r4 i4 r5 i5, b: r2 i2 r3 i3 | r6 i6 r7 i7
+        return {_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))};
     } else {
         const double* d = reinterpret_cast<const double*>(p);
         batch<T> b;
         for (int h = 0; h < 2; ++h) {
-            const __m256d x = _mm256_loadu_pd(d + 8 * h);                                       // r0 i0 | r1 i1
-            const __m256d y = _mm256_loadu_pd(d + 8 * h + 4);                                   // r2 i2 | r3 i3
-            b.re[h] = _mm256_permute4x64_pd(_mm256_unpacklo_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0)); // r0 r2 r1 r3 -> r0..r3
-            b.im[h] = _mm256_permute4x64_pd(_mm256_unpackhi_pd(x, y), _MM_SHUFFLE(3, 1, 2, 0));
+            const double* q = d + 8 * h;
+            const __m256d x = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q)), _mm_loadu_pd(q + 4), 1);
+            const __m256d y = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 2)), _mm_loadu_pd(q + 6), 1);
+            // x: r0 i0 | r2 i2, y: r1 i1 | r3 i3
+            b.re[h] = _mm256_unpacklo_pd(x, y);
+            b.im[h] = _mm256_unpackhi_pd(x, y);
         }
         return b;
     }
@@ -266,18 +268,24 @@ void store(T* p, const batch<T>& b) noexcept {
         _mm256_storeu_pd(p, b.v[0]);
         _mm256_storeu_pd(p + 4, b.v[1]);
     } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        // One in-lane shuffle per register, then 128-bit stores (no permute across the halves).
         float* f = reinterpret_cast<float*>(p);
         const __m256 lo = _mm256_unpacklo_ps(b.re, b.im); // r0 i0 r1 i1 | r4 i4 r5 i5
         const __m256 hi = _mm256_unpackhi_ps(b.re, b.im); // r2 i2 r3 i3 | r6 i6 r7 i7
-        _mm256_storeu_ps(f, _mm256_permute2f128_ps(lo, hi, 0x20));
-        _mm256_storeu_ps(f + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+        _mm_storeu_ps(f, _mm256_castps256_ps128(lo));
+        _mm_storeu_ps(f + 4, _mm256_castps256_ps128(hi));
+        _mm_storeu_ps(f + 8, _mm256_extractf128_ps(lo, 1));
+        _mm_storeu_ps(f + 12, _mm256_extractf128_ps(hi, 1));
     } else {
         double* d = reinterpret_cast<double*>(p);
         for (int h = 0; h < 2; ++h) {
+            double* q = d + 8 * h;
             const __m256d lo = _mm256_unpacklo_pd(b.re[h], b.im[h]); // r0 i0 | r2 i2
             const __m256d hi = _mm256_unpackhi_pd(b.re[h], b.im[h]); // r1 i1 | r3 i3
-            _mm256_storeu_pd(d + 8 * h, _mm256_permute2f128_pd(lo, hi, 0x20));
-            _mm256_storeu_pd(d + 8 * h + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+            _mm_storeu_pd(q, _mm256_castpd256_pd128(lo));
+            _mm_storeu_pd(q + 2, _mm256_castpd256_pd128(hi));
+            _mm_storeu_pd(q + 4, _mm256_extractf128_pd(lo, 1));
+            _mm_storeu_pd(q + 6, _mm256_extractf128_pd(hi, 1));
         }
     }
 }

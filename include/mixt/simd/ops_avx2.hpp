@@ -349,20 +349,36 @@ struct vectorized<std::complex<double>, Fn, std::complex<double>, std::complex<d
                 {arith_pd<Fn>(a.im[0], b.im[0]), arith_pd<Fn>(a.im[1], b.im[1])}};
     }
 };
+// The scalar definition of a complex product, for the rare batch with a lane that is NaN in both parts. Out
+// of line and cold, with the parts as separate vector arguments, which travel in registers: a call inline
+// through references, or with batch arguments (passed in memory), made the compiler spill both operands to
+// the stack for every batch, before the test that almost never calls it.
+[[gnu::noinline, gnu::cold]] inline batch<std::complex<float>> complex_multiply_lanes(__m256 a_re, __m256 a_im,
+                                                                                   __m256 b_re, __m256 b_im) noexcept {
+    return apply_lanes<std::complex<float>>(fn::mul_fn{}, batch<std::complex<float>>{a_re, a_im},
+                                            batch<std::complex<float>>{b_re, b_im});
+}
+[[gnu::noinline, gnu::cold]] inline batch<std::complex<double>>
+complex_multiply_lanes(__m256d a_re0, __m256d a_re1, __m256d a_im0, __m256d a_im1, __m256d b_re0, __m256d b_re1,
+                       __m256d b_im0, __m256d b_im1) noexcept {
+    return apply_lanes<std::complex<double>>(fn::mul_fn{}, batch<std::complex<double>>{{a_re0, a_re1}, {a_im0, a_im1}},
+                                             batch<std::complex<double>>{{b_re0, b_re1}, {b_im0, b_im1}});
+}
+
 template <>
 struct vectorized<std::complex<float>, fn::mul_fn, std::complex<float>, std::complex<float>> : std::true_type {
-    static batch<std::complex<float>> apply(const fn::mul_fn& f, const batch<std::complex<float>>& a,
+    static batch<std::complex<float>> apply(const fn::mul_fn&, const batch<std::complex<float>>& a,
                                             const batch<std::complex<float>>& b) noexcept {
         const __m256 re = _mm256_sub_ps(_mm256_mul_ps(a.re, b.re), _mm256_mul_ps(a.im, b.im));
         const __m256 im = _mm256_add_ps(_mm256_mul_ps(a.re, b.im), _mm256_mul_ps(a.im, b.re));
         const __m256 both_nan = _mm256_and_ps(_mm256_cmp_ps(re, re, _CMP_UNORD_Q), _mm256_cmp_ps(im, im, _CMP_UNORD_Q));
-        if (_mm256_movemask_ps(both_nan) != 0) return apply_lanes<std::complex<float>>(f, a, b);
+        if (_mm256_movemask_ps(both_nan) != 0) [[unlikely]] return complex_multiply_lanes(a.re, a.im, b.re, b.im);
         return {re, im};
     }
 };
 template <>
 struct vectorized<std::complex<double>, fn::mul_fn, std::complex<double>, std::complex<double>> : std::true_type {
-    static batch<std::complex<double>> apply(const fn::mul_fn& f, const batch<std::complex<double>>& a,
+    static batch<std::complex<double>> apply(const fn::mul_fn&, const batch<std::complex<double>>& a,
                                              const batch<std::complex<double>>& b) noexcept {
         batch<std::complex<double>> r;
         int nan = 0;
@@ -372,7 +388,8 @@ struct vectorized<std::complex<double>, fn::mul_fn, std::complex<double>, std::c
             nan |= _mm256_movemask_pd(
                 _mm256_and_pd(_mm256_cmp_pd(r.re[h], r.re[h], _CMP_UNORD_Q), _mm256_cmp_pd(r.im[h], r.im[h], _CMP_UNORD_Q)));
         }
-        if (nan != 0) return apply_lanes<std::complex<double>>(f, a, b);
+        if (nan != 0) [[unlikely]]
+            return complex_multiply_lanes(a.re[0], a.re[1], a.im[0], a.im[1], b.re[0], b.re[1], b.im[0], b.im[1]);
         return r;
     }
 };
