@@ -4,7 +4,7 @@
     report.py --bench build/release/bench/mixt-bench --out build/release/report [--mode quick|full|smoke]
 
 The mode defaults to $MIXT_REPORT_MODE, else quick:
-    quick  3 repetitions, 0.05 s minimum time per repetition (a few minutes on 2 cores)
+    quick  5 repetitions, 0.05 s minimum time per repetition (a few minutes on 2 cores)
     full   10 repetitions, 0.5 s minimum time per repetition
     smoke  2 repetitions, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
 $MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 MODES = {
-    "quick": {"repetitions": 3, "min_time": 0.05, "sizes": None},
+    "quick": {"repetitions": 5, "min_time": 0.05, "sizes": None},
     "full": {"repetitions": 10, "min_time": 0.5, "sizes": None},
     "smoke": {"repetitions": 2, "min_time": 0.001, "sizes": "4096"},
 }
