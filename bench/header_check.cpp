@@ -1,5 +1,5 @@
 // mixt/bench.hpp on expressions the suite does not cover: explicit casts, strong scalars, a tensor used twice,
-// rank 2 and row-major layout, bool results. Part of `mixt-bench --mixt_check` (ctest bench.check).
+// rank 2 and row-major layout, bool results; the traffic floor, streamed and not. Part of `mixt-bench --mixt_check` (ctest bench.check).
 #include "suite.hpp"
 
 namespace mixt_suite {
@@ -27,6 +27,44 @@ bool agrees(const char* what, const E& e, std::int64_t leaf_bytes, bool verbose)
                      values_ok ? "exact" : "WRONG", static_cast<long long>(mixt::bench::bytes_moved(e)),
                      bytes_ok ? "as expected" : "WRONG");
     return values_ok && bytes_ok;
+}
+
+// The streamed floor (bench.hpp, traffic_streamed: straight from the registers) writes the bytes the scalar
+// floor writes, at lengths around its steps and at every offset from a 32-byte boundary, and nothing else.
+template <class R, class... Ls>
+bool streamed_floor_agrees(const char* what, bool verbose) {
+#if MIXT_BENCH_VECTOR_FLOOR
+    bool ok = true;
+    const auto leaves = std::make_tuple(random_tensor<Ls>(300, 20 + sizeof(Ls))...);
+    for (const std::int64_t n : {0, 1, 7, 31, 32, 33, 127, 128, 129, 255, 300}) {
+        for (std::size_t offset = 0; offset < 32 / sizeof(R) + 1; ++offset) {
+            const std::size_t guard = 64;
+            std::vector<unsigned char> got(static_cast<std::size_t>(n) * sizeof(R) + 2 * guard + 64, 0x5A);
+            std::vector<unsigned char> want(static_cast<std::size_t>(n) * sizeof(R), 0);
+            const auto base = (reinterpret_cast<std::uintptr_t>(got.data()) + guard + 31) & ~std::uintptr_t{31};
+            auto* dst = reinterpret_cast<R*>(base) + offset;
+            std::apply([&](const auto&... l) { mixt::bench::detail::traffic_streamed(dst, n, l.data()...); }, leaves);
+            std::apply([&](const auto&... l) {
+                mixt::bench::detail::traffic_range(reinterpret_cast<R*>(want.data()), 0, n, l.data()...);
+            }, leaves);
+            const auto* first = reinterpret_cast<const unsigned char*>(dst);
+            const bool same = n == 0 || std::memcmp(first, want.data(), want.size()) == 0;
+            bool untouched = true;
+            for (std::size_t b = 0; b < got.size(); ++b) {
+                const unsigned char* p = got.data() + b;
+                if ((p < first || p >= first + want.size()) && got[b] != 0x5A) untouched = false;
+            }
+            ok = ok && same && untouched;
+        }
+    }
+    if (verbose || !ok)
+        std::fprintf(ok ? stdout : stderr, "bench.hpp streamed traffic floor %s: %s\n", what, ok ? "exact" : "WRONG");
+    return ok;
+#else
+    (void)what;
+    (void)verbose;
+    return true;
+#endif
 }
 
 } // namespace
@@ -69,6 +107,13 @@ bool check_bench_header(bool verbose) {
     if (verbose || !traffic_ok)
         std::fprintf(traffic_ok ? stdout : stderr, "bench.hpp traffic_pass c128 + f32: %s\n",
                      traffic_ok ? "exact" : "WRONG");
+    ok = streamed_floor_agrees<float, i8, float>("i8 + f32 -> f32", verbose) && ok;
+    ok = streamed_floor_agrees<std::int16_t, u8, i8>("u8 + i8 -> i16", verbose) && ok;
+    ok = streamed_floor_agrees<double, std::int32_t, double>("i32 + f64 -> f64", verbose) && ok;
+    ok = streamed_floor_agrees<std::int64_t, u8, std::uint16_t, u32>("u8, u16, u32 -> i64", verbose) && ok;
+    ok = streamed_floor_agrees<c128, c64, float, c128>("c64, f32, c128 -> c128", verbose) && ok;
+    ok = streamed_floor_agrees<bool, float>("f32 -> bool (a wider leaf)", verbose) && ok;
+    ok = streamed_floor_agrees<f16, bf16, float>("bf16, f32 -> f16", verbose) && ok;
     return ok && traffic_ok;
 }
 

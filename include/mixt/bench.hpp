@@ -24,6 +24,7 @@
 //
 // This header is for programs that link benchmark::benchmark; the umbrella mixt/mixt.hpp does not include it.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -380,16 +381,100 @@ void traffic_range(R* out, std::int64_t begin, std::int64_t end, const Ls*... sr
     }
 }
 
-// The floor writes the way the fused loop would for the same pass: with streaming stores above
-// mixt's threshold (eval/fused.hpp), so that it stays a floor.
+#if MIXT_SIMD_AVX2
+#define MIXT_BENCH_VECTOR_FLOOR 1
+// 32 bytes of the floor's result words from leaf p at element i: each element's low bytes, zero-extended to the
+// result's width, as low_lane does; under a 16-byte result, a narrower leaf's element fills the low 8 bytes
+// and 0 the high ones, as high_lane does. A leaf wider than the result (truncated) goes through memory.
+template <class R, class L>
+__m256i leaf_words(const L* p, std::int64_t i) {
+    constexpr std::size_t rw = sizeof(R) == 16 ? 8 : sizeof(R);
+    constexpr std::size_t lw = sizeof(L);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(p) + i * static_cast<std::int64_t>(lw);
+    const auto load128 = [&] { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)); };
+    const auto load64 = [&] { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes)); };
+    if constexpr (sizeof(R) == 16 && lw == 16) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+    } else if constexpr (sizeof(R) == 16) {
+        return _mm256_set_epi64x(0, static_cast<long long>(low_lane<std::uint64_t>(p, i + 1)), 0,
+                                 static_cast<long long>(low_lane<std::uint64_t>(p, i)));
+    } else if constexpr (lw == rw) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+    } else if constexpr (rw == 2 && lw == 1) {
+        return _mm256_cvtepu8_epi16(load128());
+    } else if constexpr (rw == 4 && lw == 1) {
+        return _mm256_cvtepu8_epi32(load64());
+    } else if constexpr (rw == 4 && lw == 2) {
+        return _mm256_cvtepu16_epi32(load128());
+    } else if constexpr (rw == 8 && lw == 1) {
+        std::int32_t four;
+        std::memcpy(&four, bytes, sizeof four);
+        return _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+    } else if constexpr (rw == 8 && lw == 2) {
+        return _mm256_cvtepu16_epi64(load64());
+    } else if constexpr (rw == 8 && lw == 4) {
+        return _mm256_cvtepu32_epi64(load128());
+    } else {
+        using word = bits_t<rw>;
+        alignas(32) word w[32 / rw];
+        for (std::size_t k = 0; k < 32 / rw; ++k) w[k] = low_lane<word>(p, i + static_cast<std::int64_t>(k));
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
+    }
+}
+
+// Elements [0, n) of the floor with streaming stores straight from the registers, as the fused loop's batch
+// loop writes (eval/fused.hpp, run_streamed), and with its software prefetch: 32 bytes of result per step.
+template <class R, class... Ls>
+void traffic_streamed(R* dst, std::int64_t n, const Ls*... src) {
+    constexpr std::int64_t step = static_cast<std::int64_t>(32 / sizeof(R));
+    const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst) % 32;
+    const std::size_t to_boundary = misaligned == 0 ? 0 : 32 - misaligned;
+    if (to_boundary % sizeof(R) != 0) {
+        traffic_range(dst, 0, n, src...);
+        return;
+    }
+    const std::int64_t head = std::min(static_cast<std::int64_t>(to_boundary / sizeof(R)), n);
+    traffic_range(dst, 0, head, src...);
+    const auto put = [&](std::int64_t k) {
+        __m256i w = _mm256_setzero_si256();
+        ((w = _mm256_xor_si256(w, leaf_words<R>(src, k))), ...);
+        if constexpr (std::is_same_v<R, bool>) w = _mm256_and_si256(w, _mm256_set1_epi8(1)); // valid bools: 0 or 1
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + k), w);
+    };
+    std::int64_t i = head;
+    // 128 bytes of result per iteration, with one prefetch per leaf, as the fused loop's unrolled batches do.
+    for (; i + 4 * step <= n; i += 4 * step) {
+        (mixt::detail::prefetch_elements<4 * step>(src, i + mixt::detail::prefetch_distance), ...);
+        put(i);
+        put(i + step);
+        put(i + 2 * step);
+        put(i + 3 * step);
+    }
+    for (; i + step <= n; i += step) put(i);
+    traffic_range(dst + i, i, n, src...);
+    mixt::simd::stream_fence();
+}
+#else
+#define MIXT_BENCH_VECTOR_FLOOR 0
+#endif
+
+// The floor writes with streaming stores where the fused loop would (above mixt's threshold, eval/fused.hpp),
+// and at least as fast: straight from the registers in AVX2 builds, as the fused loop's batch loop does, else a
+// cache line at a time through a buffer, which keeps the streaming stores spread over the loop (faster than
+// the fused loop's own 1 KiB buffer), so that the floor stays a floor.
 template <class R, class... Ls>
 void traffic_pass(R* dst, std::int64_t n, const Ls*... src) {
-    if (mixt::detail::use_streaming(n, (sizeof(R) + ... + sizeof(Ls))))
-        mixt::detail::write_streamed(dst, 0, n, [&](R* out, std::int64_t b, std::int64_t e) {
+    if (mixt::detail::use_streaming(n, (sizeof(R) + ... + sizeof(Ls)))) {
+#if MIXT_BENCH_VECTOR_FLOOR
+        traffic_streamed(dst, n, src...);
+        return;
+#endif
+        mixt::detail::write_streamed<mixt::simd::stream_alignment>(dst, 0, n, [&](R* out, std::int64_t b, std::int64_t e) {
             traffic_range(out, b, e, src...);
         });
-    else
+    } else {
         traffic_range(dst, 0, n, src...);
+    }
 }
 } // namespace detail
 

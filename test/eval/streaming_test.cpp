@@ -1,9 +1,10 @@
 // The fused loop's streaming stores (mixt/eval/fused.hpp, mixt/simd/stream.hpp), which a program gets for
 // passes of 32 MiB and more. This test lowers the threshold to one byte (the macro is per program, and this
 // file is a program of its own), so that every assignment below streams: the results must be the ones of the
-// per-element definition at every size and every destination offset (the head before the first cache line,
-// the whole lines through the buffer, the tail), nothing outside the destination may be written, and the
-// thread pool, which streams each thread's range, must agree.
+// per-element definition at every size and every destination offset (the head before the first aligned
+// address, the streamed batches or the whole lines through the buffer, the tail), for every width of result,
+// nothing outside the destination may be written, and the thread pool, which streams each thread's range,
+// must agree.
 
 #define MIXT_STREAMING_THRESHOLD_BYTES 1
 #define EIGEN_USE_THREADS
@@ -118,6 +119,59 @@ void check_all(const Device& device) {
     };
     check_offsets<bool>([](Eigen::Index n) { return positive(n); },
                         [](const positive& e, Eigen::Index i) { return e.a(i) > 0.0f; }, device);
+    // i64 + u32: 8-byte integer results (two registers per batch).
+    struct e12 {
+        Eigen::Tensor<std::int64_t, 1> a;
+        Eigen::Tensor<std::uint32_t, 1> b;
+        decltype(mixt::lazy(a) + b) expr;
+        explicit e12(Eigen::Index n)
+            : a(random_tensor<std::int64_t>(n, 11)), b(random_tensor<std::uint32_t>(n, 12)), expr(mixt::lazy(a) + b) {}
+    };
+    check_offsets<std::int64_t>([](Eigen::Index n) { return e12(n); },
+                                [](const e12& e, Eigen::Index i) {
+                                    return d::add_fn{}(e.a(i), mixt::convert<std::int64_t>(e.b(i)));
+                                },
+                                device);
+    // bf16 * bf16: 2-byte results rounded from f32 lanes.
+    struct bf16_product {
+        Eigen::Tensor<Eigen::bfloat16, 1> a, b;
+        decltype(mixt::lazy(a) * b) expr;
+        explicit bf16_product(Eigen::Index n)
+            : a(random_tensor<Eigen::bfloat16>(n, 13)), b(random_tensor<Eigen::bfloat16>(n, 14)), expr(mixt::lazy(a) * b) {}
+    };
+    check_offsets<Eigen::bfloat16>([](Eigen::Index n) { return bf16_product(n); },
+                                   [](const bf16_product& e, Eigen::Index i) { return d::mul_fn{}(e.a(i), e.b(i)); },
+                                   device);
+    // i32 + f64: 8-byte float results.
+    struct e6 {
+        Eigen::Tensor<std::int32_t, 1> a;
+        Eigen::Tensor<double, 1> b;
+        decltype(mixt::lazy(a) + b) expr;
+        explicit e6(Eigen::Index n)
+            : a(random_tensor<std::int32_t>(n, 15)), b(random_tensor<double>(n, 16)), expr(mixt::lazy(a) + b) {}
+    };
+    check_offsets<double>([](Eigen::Index n) { return e6(n); },
+                          [](const e6& e, Eigen::Index i) { return d::add_fn{}(mixt::convert<double>(e.a(i)), e.b(i)); },
+                          device);
+    // c64 * f32: 8-byte complex results.
+    struct complex_product {
+        Eigen::Tensor<c64, 1> a;
+        Eigen::Tensor<float, 1> b;
+        decltype(mixt::lazy(a) * b) expr;
+        explicit complex_product(Eigen::Index n)
+            : a(random_tensor<c64>(n, 17)), b(random_tensor<float>(n, 18)), expr(mixt::lazy(a) * b) {}
+    };
+    check_offsets<c64>([](Eigen::Index n) { return complex_product(n); },
+                       [](const complex_product& e, Eigen::Index i) { return d::mul_fn{}(e.a(i), mixt::convert<c64>(e.b(i))); },
+                       device);
+    // i8 * i8: 1-byte integer results (the block loop, through the buffer).
+    struct i8_product {
+        Eigen::Tensor<i8, 1> a, b;
+        decltype(mixt::lazy(a) * b) expr;
+        explicit i8_product(Eigen::Index n) : a(random_tensor<i8>(n, 19)), b(random_tensor<i8>(n, 20)), expr(mixt::lazy(a) * b) {}
+    };
+    check_offsets<i8>([](Eigen::Index n) { return i8_product(n); },
+                      [](const i8_product& e, Eigen::Index i) { return d::mul_fn{}(e.a(i), e.b(i)); }, device);
     // c64 * f32 + c128: 16-byte results; at odd offsets the destination is 8 but not 16-byte aligned and is
     // written without streaming.
     struct e11 {

@@ -274,10 +274,19 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 /// through memory the caller owns (a reference, or a by-value parameter, which the x86-64 ABI passes by
 /// hidden reference once it holds a vector register) would have its pointers and broadcast literals reloaded
 /// after every store, while a local whose address never escapes lives in registers.
-template <bool Prefetch, class D, class K>
+/// With Stream (batch loop only), whole batches are written with simd::stream_store, so out + (i - begin)
+/// must be aligned to simd::stream_store_alignment<D> at every multiple of 8 elements from begin.
+template <bool Prefetch, bool Stream, class D, class K>
 void run_range(D* out, const K& kernel, index_t begin, index_t end) {
+    static_assert(!(Stream && use_block_loop_v<D, K>), "mixt: the block loop has no streaming stores");
     const K k = kernel;
     constexpr index_t w = simd::lanes;
+    const auto put = [](D* p, const simd::batch<D>& b) {
+        if constexpr (Stream)
+            simd::stream_store(p, b);
+        else
+            simd::store(p, b);
+    };
     index_t i = begin;
     if constexpr (use_block_loop_v<D, K>) {
         for (; i + block_length <= end; i += block_length) {
@@ -296,12 +305,12 @@ void run_range(D* out, const K& kernel, index_t begin, index_t end) {
             const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
                 return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
             }(std::make_integer_sequence<int, u>{});
-            for (int j = 0; j < u; ++j) simd::store(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
+            for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
         }
     }
     for (; i + w <= end; i += w) {
         if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
-        simd::store(out + (i - begin), k.at(i));
+        put(out + (i - begin), k.at(i));
     }
     if (i < end) {
         const int n = static_cast<int>(end - i);
@@ -332,10 +341,10 @@ inline constexpr std::size_t streaming_chunk_bytes = 1024;
 /// out[0, e - b). Whole cache lines go through a buffer and stream_copy; the elements before the first line
 /// boundary and after the last go straight to dst. A destination whose elements cannot reach a line boundary
 /// (a complex<double> array that is 8 but not 16-byte aligned) is written directly.
-template <class D, class Fill>
+template <std::size_t ChunkBytes = streaming_chunk_bytes, class D, class Fill>
 void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
-    static_assert(streaming_chunk_bytes % sizeof(D) == 0 && streaming_chunk_bytes % simd::stream_alignment == 0);
-    constexpr index_t chunk = static_cast<index_t>(streaming_chunk_bytes / sizeof(D));
+    static_assert(ChunkBytes % sizeof(D) == 0 && ChunkBytes % simd::stream_alignment == 0);
+    constexpr index_t chunk = static_cast<index_t>(ChunkBytes / sizeof(D));
     const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % simd::stream_alignment;
     const std::size_t to_boundary = misaligned == 0 ? 0 : simd::stream_alignment - misaligned;
     if (to_boundary % sizeof(D) != 0) {
@@ -348,11 +357,11 @@ void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
         fill(dst + i, i, i + head);
         i += head;
     }
-    alignas(simd::stream_alignment) unsigned char buffer[streaming_chunk_bytes];
+    alignas(simd::stream_alignment) unsigned char buffer[ChunkBytes];
     D* const staged = reinterpret_cast<D*>(buffer);
     for (; i + chunk <= end; i += chunk) {
         fill(staged, i, i + chunk);
-        simd::stream_copy(dst + i, buffer, streaming_chunk_bytes);
+        simd::stream_copy(dst + i, buffer, ChunkBytes);
     }
     if (i < end) fill(dst + i, i, end);
     simd::stream_fence();
@@ -368,14 +377,47 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
     return {use_streaming(n, bytes_per_element), static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes};
 }
 
+/// Whether run_kernel streams a kernel's results straight from the registers (the batch loop under AVX2)
+/// rather than through write_streamed's buffer (the block loop, portable batches). Straight is faster: the
+/// buffer costs a load and a store per 32 bytes, and its bursts of streaming stores stall the loop.
+template <class D, class K>
+inline constexpr bool direct_streaming_v = simd::avx2 && !use_block_loop_v<D, K>;
+
+/// Writes elements [begin, end) of dst with run_range's streaming stores: the elements before the first
+/// address aligned for them with ordinary stores, the rest streamed. A destination whose elements never reach
+/// such an address (a complex<double> array that is 8 but not 16-byte aligned) is written without streaming.
+template <bool Prefetch, class D, class K>
+void run_streamed(D* dst, const K& kernel, index_t begin, index_t end) {
+    constexpr std::size_t alignment = simd::stream_store_alignment<D>;
+    const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % alignment;
+    const std::size_t to_boundary = misaligned == 0 ? 0 : alignment - misaligned;
+    if (to_boundary % sizeof(D) != 0) {
+        run_range<Prefetch, false>(dst + begin, kernel, begin, end);
+        return;
+    }
+    const index_t head = std::min(static_cast<index_t>(to_boundary / sizeof(D)), end - begin);
+    run_range<Prefetch, false>(dst + begin, kernel, begin, begin + head);
+    run_range<Prefetch, true>(dst + begin + head, kernel, begin + head, end);
+    simd::stream_fence();
+}
+
 /// Runs a kernel over elements [begin, end) of the destination.
 template <class D, class K>
 void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_options options = {}) {
+    if constexpr (direct_streaming_v<D, K>) {
+        if (options.stream) {
+            if (options.prefetch)
+                run_streamed<true>(dst, kernel, begin, end);
+            else
+                run_streamed<false>(dst, kernel, begin, end);
+            return;
+        }
+    }
     const auto fill = [&](D* out, index_t b, index_t e) {
         if (options.prefetch)
-            run_range<true>(out, kernel, b, e);
+            run_range<true, false>(out, kernel, b, e);
         else
-            run_range<false>(out, kernel, b, e);
+            run_range<false, false>(out, kernel, b, e);
     };
     if (options.stream)
         write_streamed(dst, begin, end, fill);

@@ -29,6 +29,7 @@
 #include "mixt/simd/arch.hpp"
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -42,6 +43,10 @@ namespace mixt::simd {
 
 /// The number of logical elements in a batch, whatever the value type.
 inline constexpr int lanes = 8;
+
+/// The alignment stream_store needs of its destination: the bytes of a batch of T, at most 32.
+template <class T>
+inline constexpr std::size_t stream_store_alignment = sizeof(T) * lanes < 32 ? sizeof(T) * lanes : 32;
 
 namespace detail {
 
@@ -290,6 +295,50 @@ void store(T* p, const batch<T>& b) noexcept {
     }
 }
 
+/// Stores 8 contiguous elements with non-temporal (streaming) stores, which write around the caches
+/// (mixt/simd/stream.hpp says when that pays): p must be aligned to stream_store_alignment<T>, and
+/// simd::stream_fence() must follow the last of them before another thread reads the data.
+template <class T>
+void stream_store(T* p, const batch<T>& b) noexcept {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>) {
+#if defined(__x86_64__) || defined(_M_X64)
+        _mm_stream_si64(reinterpret_cast<long long*>(p), _mm_cvtsi128_si64(detail::narrow_to_u8(b.v)));
+#else
+        store(p, b);
+#endif
+    } else if constexpr (std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(b.v));
+    } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), detail::f32x8_to_f16(b.v));
+    } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), detail::narrow_to_u16(detail::f32x8_to_bf16_high(b.v), true));
+    } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), b.v);
+    } else if constexpr (detail::is_lane64_int_v<T>) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), b.v[0]);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p + 4), b.v[1]);
+    } else if constexpr (std::is_same_v<T, float>) {
+        _mm256_stream_ps(p, b.v);
+    } else if constexpr (std::is_same_v<T, double>) {
+        _mm256_stream_pd(p, b.v[0]);
+        _mm256_stream_pd(p + 4, b.v[1]);
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        float* f = reinterpret_cast<float*>(p);
+        const __m256 lo = _mm256_unpacklo_ps(b.re, b.im); // r0 i0 r1 i1 | r4 i4 r5 i5
+        const __m256 hi = _mm256_unpackhi_ps(b.re, b.im); // r2 i2 r3 i3 | r6 i6 r7 i7
+        _mm256_stream_ps(f, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_stream_ps(f + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    } else {
+        double* d = reinterpret_cast<double*>(p);
+        for (int h = 0; h < 2; ++h) {
+            const __m256d lo = _mm256_unpacklo_pd(b.re[h], b.im[h]); // r0 i0 | r2 i2
+            const __m256d hi = _mm256_unpackhi_pd(b.re[h], b.im[h]); // r1 i1 | r3 i3
+            _mm256_stream_pd(d + 8 * h, _mm256_permute2f128_pd(lo, hi, 0x20));
+            _mm256_stream_pd(d + 8 * h + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+        }
+    }
+}
+
 /// Loads the first n (0 <= n < 8) elements, reading nothing past p + n; lanes n..7 are zero.
 template <class T>
 batch<T> load_partial(const T* p, int n) noexcept {
@@ -378,6 +427,12 @@ batch<T> load(const T* p) noexcept {
 template <class T>
 void store(T* p, const batch<T>& b) noexcept {
     for (int i = 0; i < lanes; ++i) p[i] = b.v[i];
+}
+
+// Portable batches have no streaming stores: the fused loop streams through a buffer instead.
+template <class T>
+void stream_store(T* p, const batch<T>& b) noexcept {
+    store(p, b);
 }
 
 template <class T>

@@ -5,7 +5,8 @@
 // lines into the cache (the "read for ownership" an ordinary store pays) and without evicting the data the
 // loop is reading. For a pass over arrays much larger than the caches this removes a third or more of the
 // memory traffic of a fused loop (E1 `i8 + f32` moves 9 bytes per element, 13 with the read for ownership).
-// The fused loop uses them above a size (eval/fused.hpp); nothing else does.
+// The fused loop uses them above a size (eval/fused.hpp): its batch loop with simd::stream_store, straight from
+// the registers (mixt/simd/batch.hpp), its block loop through a buffer with stream_copy.
 //
 //   alignas(64) float block[256];                     // computed in the cache ...
 //   mixt::simd::stream_copy(dst, block, sizeof block); // ... then written around it (dst 64-byte aligned)
