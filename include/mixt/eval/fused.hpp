@@ -99,10 +99,20 @@ struct const_kernel {
     void prefetch(index_t) const {}
 };
 
+template <class K>
+struct is_leaf_kernel : std::false_type {};
+template <class T>
+struct is_leaf_kernel<leaf_kernel<T>> : std::true_type {};
+
 template <class S, class K>
 struct convert_kernel {
     K k;
-    simd::batch<S> at(index_t i) const { return simd::convert<S>(k.at(i)); }
+    simd::batch<S> at(index_t i) const {
+        if constexpr (is_leaf_kernel<K>::value)
+            return simd::load_as<S>(k.p + i); // a converted leaf: widened while loading where it can be
+        else
+            return simd::convert<S>(k.at(i));
+    }
     simd::batch<S> at_partial(index_t i, int n) const { return simd::convert<S>(k.at_partial(i, n)); }
     S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
     template <index_t Count>
