@@ -310,12 +310,20 @@ void run_range(D* out, const K& kernel, index_t begin, index_t end) {
         constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
-            // All u results first, then the stores: the loads of one batch do not wait behind the stores of
-            // the previous one.
-            const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
-                return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
-            }(std::make_integer_sequence<int, u>{});
-            for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
+            if constexpr (Stream) {
+                // Each result streamed as soon as it is computed: the streaming stores leave at an even pace,
+                // which measured a few percent faster at DRAM sizes than four in a row.
+                [&]<int... J>(std::integer_sequence<int, J...>) {
+                    (put(out + (i - begin) + J * w, k.at(i + J * w)), ...);
+                }(std::make_integer_sequence<int, u>{});
+            } else {
+                // All u results first, then the stores: the loads of one batch do not wait behind the stores
+                // of the previous one.
+                const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
+                    return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
+                }(std::make_integer_sequence<int, u>{});
+                for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
+            }
         }
     }
     for (; i + w <= end; i += w) {
