@@ -25,6 +25,16 @@
 #define MIXT_SIMD_F16C 0
 #endif
 
+// MIXT_COLD marks a function that runs rarely (an error path, a scalar fallback): never inlined, laid out
+// away from the hot code, so that the code calling it stays small enough to inline.
+#if defined(__GNUC__)
+#define MIXT_COLD __attribute__((cold, noinline))
+#elif defined(_MSC_VER)
+#define MIXT_COLD __declspec(noinline)
+#else
+#define MIXT_COLD
+#endif
+
 namespace mixt::simd {
 
 /// Whether batches are AVX2 registers (true) or arrays converted lane by lane (false).

@@ -353,12 +353,12 @@ struct vectorized<std::complex<double>, Fn, std::complex<double>, std::complex<d
 // of line and cold, with the parts as separate vector arguments, which travel in registers: a call inline
 // through references, or with batch arguments (passed in memory), made the compiler spill both operands to
 // the stack for every batch, before the test that almost never calls it.
-[[gnu::noinline, gnu::cold]] inline batch<std::complex<float>> complex_multiply_lanes(__m256 a_re, __m256 a_im,
-                                                                                   __m256 b_re, __m256 b_im) noexcept {
+MIXT_COLD inline batch<std::complex<float>> complex_multiply_lanes(__m256 a_re, __m256 a_im, __m256 b_re,
+                                                                    __m256 b_im) noexcept {
     return apply_lanes<std::complex<float>>(fn::mul_fn{}, batch<std::complex<float>>{a_re, a_im},
                                             batch<std::complex<float>>{b_re, b_im});
 }
-[[gnu::noinline, gnu::cold]] inline batch<std::complex<double>>
+MIXT_COLD inline batch<std::complex<double>>
 complex_multiply_lanes(__m256d a_re0, __m256d a_re1, __m256d a_im0, __m256d a_im1, __m256d b_re0, __m256d b_re1,
                        __m256d b_im0, __m256d b_im1) noexcept {
     return apply_lanes<std::complex<double>>(fn::mul_fn{}, batch<std::complex<double>>{{a_re0, a_re1}, {a_im0, a_im1}},
