@@ -25,8 +25,8 @@
 #define MIXT_SIMD_F16C 0
 #endif
 
-// MIXT_COLD marks a function that runs rarely (an error path, a scalar fallback): never inlined, laid out
-// away from the hot code, so that the code calling it stays small enough to inline.
+// MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp):
+// never inlined and laid out away from the hot code, so that the loop calling it stays small.
 #if defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #elif defined(_MSC_VER)
