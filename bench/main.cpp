@@ -2,6 +2,8 @@
 //   --mixt_check       compare every variant with mixt::eval at a small size, print one line per
 //                      expression, and exit (0 when all agree)
 //   --mixt_sizes=N,..  the sizes to register (default: 4096,262144,16777216)
+//   --mixt_rounds=R    register every benchmark R times, the variants of an expression at a size in turn
+//                      (default 1; the report runs R rounds of one repetition each and takes medians)
 // Without --mixt_check the comparison still runs first, silently, and a disagreement stops the program:
 // a benchmark of a wrong result is no benchmark.
 #include <cstdio>
@@ -48,6 +50,16 @@ std::vector<index_t> parse_sizes(const char* text) {
     return out;
 }
 
+int parse_rounds(const char* text) {
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < 1 || v > 1000) {
+        std::fprintf(stderr, "mixt-bench: --mixt_rounds wants an integer from 1 to 1000: %s\n", text);
+        std::exit(2);
+    }
+    return static_cast<int>(v);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -59,6 +71,8 @@ int main(int argc, char** argv) {
             check_only = true;
         else if (std::strncmp(argv[i], "--mixt_sizes=", 13) == 0)
             chosen = parse_sizes(argv[i] + 13);
+        else if (std::strncmp(argv[i], "--mixt_rounds=", 14) == 0)
+            rounds = parse_rounds(argv[i] + 14);
         else
             rest.push_back(argv[i]);
     }
@@ -78,6 +92,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("mixt_compiler", compiler());
     benchmark::AddCustomContext("mixt_flags", MIXT_BENCH_FLAGS);
     benchmark::AddCustomContext("mixt_threads", std::to_string(thread_count()));
+    benchmark::AddCustomContext("mixt_rounds", std::to_string(rounds));
     for_each_group(action::describe, 0);
     for (const index_t n : chosen) for_each_group(action::register_benchmarks, n);
 

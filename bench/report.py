@@ -4,9 +4,12 @@
     report.py --bench build/release/bench/mixt-bench --out build/release/report [--mode quick|full|smoke]
 
 The mode defaults to $MIXT_REPORT_MODE, else quick:
-    quick  5 repetitions, 0.05 s minimum time per repetition (a few minutes on 2 cores)
-    full   10 repetitions, 0.5 s minimum time per repetition
-    smoke  2 repetitions, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
+    quick  5 rounds, 0.05 s minimum time per run (a few minutes on 2 cores)
+    full   10 rounds, 0.5 s minimum time per run
+    smoke  2 rounds, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
+A round runs every variant of an expression at a size once, in turn (mixt-bench --mixt_rounds), so that the
+variants compared in a row of the tables are measured side by side, interleaved in time: a drift of the shared
+machine's speed over seconds then reaches all of them alike.
 $MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
 
 To publish a run in the README (between its `<!-- report:begin -->` and `<!-- report:end -->` markers, with the
@@ -14,7 +17,8 @@ plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunni
 
     bench/report.py --json build/release/report/bench.json --out build/release/report --update-readme README.md
 
-Every figure is the median over the repetitions (Google Benchmark's `_median` aggregate) of bytes_per_second,
+Every figure is the median over the rounds of bytes_per_second (for a JSON of repetitions instead, Google
+Benchmark's `_median` aggregate),
 where the bytes are those of the fused expression (every leaf read once, the result written once), whatever
 the variant does; GB/s are 10^9 bytes per second. Written under --out: bench.json (Google Benchmark's JSON),
 console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and gbps.svg (the plot;
@@ -31,9 +35,9 @@ import subprocess
 import sys
 
 MODES = {
-    "quick": {"repetitions": 5, "min_time": 0.05, "sizes": None},
-    "full": {"repetitions": 10, "min_time": 0.5, "sizes": None},
-    "smoke": {"repetitions": 2, "min_time": 0.001, "sizes": "4096"},
+    "quick": {"rounds": 5, "min_time": 0.05, "sizes": None},
+    "full": {"rounds": 10, "min_time": 0.5, "sizes": None},
+    "smoke": {"rounds": 2, "min_time": 0.001, "sizes": "4096"},
 }
 VARIANTS = ["mixt", "hand_loop", "eigen_cast", "eigen_unfused", "mixt_threads", "traffic"]
 SIZE_LABELS = {4096: "L1", 262144: "L2/L3", 16777216: "DRAM"}
@@ -52,13 +56,13 @@ def run_benchmarks(bench, out_dir, mode):
         bench,
         "--benchmark_out=" + json_path,
         "--benchmark_out_format=json",
-        "--benchmark_repetitions=%d" % settings["repetitions"],
-        "--benchmark_report_aggregates_only=true",
+        "--mixt_rounds=%d" % settings["rounds"],
+        "--benchmark_repetitions=1",
         "--benchmark_min_time=%g" % settings["min_time"],
         "--benchmark_color=false",
         # Recorded in the JSON, so that --json can describe a run it did not make.
-        "--benchmark_context=mixt_mode=%s,mixt_repetitions=%d,mixt_min_time=%g,mixt_load_avg=%s"
-        % (mode, settings["repetitions"], settings["min_time"], load_average()),
+        "--benchmark_context=mixt_mode=%s,mixt_min_time=%g,mixt_load_avg=%s"
+        % (mode, settings["min_time"], load_average()),
     ]
     sizes = os.environ.get("MIXT_REPORT_SIZES") or settings["sizes"]
     if sizes:
@@ -71,8 +75,8 @@ def run_benchmarks(bench, out_dir, mode):
         sys.stderr.write(listed.stdout + listed.stderr)
         sys.exit("report: %s failed (exit %d)" % (bench, listed.returncode))
     total = len([line for line in listed.stdout.splitlines() if line.startswith("BM_")])
-    say("running %d benchmarks (%s mode: %d repetitions, min time %g s); console output: %s"
-        % (total, mode, settings["repetitions"], settings["min_time"], console_path))
+    say("running %d benchmarks (%s mode: %d rounds, min time %g s); console output: %s"
+        % (total, mode, settings["rounds"], settings["min_time"], console_path))
 
     tty = sys.stdout.isatty()
     done = 0
@@ -81,10 +85,10 @@ def run_benchmarks(bench, out_dir, mode):
         for line in process.stdout:
             console.write(line)
             name = line.split(" ", 1)[0]
-            if name.endswith("_median"):
+            if name.startswith("BM_"):
                 done += 1
                 if tty:
-                    sys.stdout.write("\r  [%d/%d] %-50s" % (done, total, name[: -len("_median")]))
+                    sys.stdout.write("\r  [%d/%d] %-50s" % (done, total, name))
                     sys.stdout.flush()
         process.wait()
     if tty:
@@ -145,15 +149,27 @@ def read_results(json_path):
     with open(json_path) as f:
         data = json.load(f)
     context = data.get("context", {})
-    gbps = {}  # (variant, id or None, n) -> GB/s
+    rounds = {}  # (variant, id or None, n) -> [GB/s of each run]
+    medians = {}  # the same from Google Benchmark's _median aggregates (a run with --benchmark_repetitions)
     for row in data.get("benchmarks", []):
-        if row.get("run_type") != "aggregate" or row.get("aggregate_name") != "median":
-            continue
         m = NAME.match(row.get("run_name", ""))
-        if not m or "bytes_per_second" not in row:
+        if not m or "bytes_per_second" not in row or row.get("error_occurred"):
             continue
-        gbps[(m.group("variant"), m.group("id"), int(m.group("n")))] = row["bytes_per_second"] / 1e9
+        key = (m.group("variant"), m.group("id"), int(m.group("n")))
+        if row.get("run_type") == "aggregate":
+            if row.get("aggregate_name") == "median":
+                medians[key] = row["bytes_per_second"] / 1e9
+        elif row.get("run_type", "iteration") == "iteration":
+            rounds.setdefault(key, []).append(row["bytes_per_second"] / 1e9)
+    gbps = {key: median(values) for key, values in rounds.items()}
+    gbps.update(medians)
     return context, gbps
+
+
+def median(values):
+    v = sorted(values)
+    k = len(v) // 2
+    return v[k] if len(v) % 2 else (v[k - 1] + v[k]) / 2
 
 
 def expressions(context, gbps):
@@ -217,14 +233,20 @@ def tables(context, gbps, exprs):
 
 def method(context):
     date = context.get("date", "?")
+    if "mixt_rounds" in context and context.get("mixt_rounds") != "1":
+        how = ("median of %s rounds of at least %s s per run (every variant of an expression at a size once per "
+               "round, in turn)" % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
+    else:
+        how = "median of %s repetitions of at least %s s each" % (
+            context.get("mixt_repetitions", "?"), context.get("mixt_min_time", "?"))
     lines = [
         "- Machine: %s." % machine_line(context),
         "- Compiler: %s. Flags: `%s`." % (context.get("mixt_compiler", "?"), context.get("mixt_flags", "?")),
         "- Date: %s. Load average at the start: %s." % (date, context.get("mixt_load_avg", "?")),
-        "- Method: %s mode, median of %s repetitions of at least %s s each, wall-clock time; mixt_threads: "
+        "- Method: %s mode, %s, wall-clock time; mixt_threads: "
         "Eigen::ThreadPoolDevice with %s threads. Google Benchmark's library reports its own build as %s."
-        % (context.get("mixt_mode", "?"), context.get("mixt_repetitions", "?"), context.get("mixt_min_time", "?"),
-           context.get("mixt_threads", "?"), context.get("library_build_type", "?")),
+        % (context.get("mixt_mode", "?"), how, context.get("mixt_threads", "?"),
+           context.get("library_build_type", "?")),
     ]
     if not re.search(r"(^| )-O[23s]", context.get("mixt_flags", "-O2")):
         lines.append("- WARNING: not an optimized build; these numbers are not meaningful.")

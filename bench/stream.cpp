@@ -47,9 +47,10 @@ void stream_triad(benchmark::State& state) {
 
 bool stream(action a, index_t n) {
     if (a == action::register_benchmarks) {
-        for (auto* b : {benchmark::RegisterBenchmark("BM_stream_copy", stream_copy),
-                        benchmark::RegisterBenchmark("BM_stream_triad", stream_triad)})
-            b->Arg(n)->UseRealTime()->Unit(benchmark::kMicrosecond);
+        for (int round = 0; round < rounds; ++round)
+            for (auto* b : {benchmark::RegisterBenchmark("BM_stream_copy", stream_copy),
+                            benchmark::RegisterBenchmark("BM_stream_triad", stream_triad)})
+                b->Arg(n)->UseRealTime()->Unit(benchmark::kMicrosecond);
     }
     return true;
 }

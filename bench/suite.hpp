@@ -223,9 +223,9 @@ void add(const char* variant, index_t n, F body) {
         ->Unit(benchmark::kMicrosecond);
 }
 
-/// Registers the six variants of X at size n.
+/// Registers the six variants of X at size n, once each.
 template <class X>
-void register_benchmarks(index_t n) {
+void register_variants(index_t n) {
     using mixt::bench::run_baseline;
     add<X>("mixt", n, [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e); });
     add<X>("hand_loop", n,
@@ -238,6 +238,18 @@ void register_benchmarks(index_t n) {
            [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e, thread_pool_device()); });
     add<X>("traffic", n,
            [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { mixt::bench::traffic_pass(w.out, e); }); });
+}
+
+/// How many times each benchmark is registered (mixt-bench --mixt_rounds): the variants of one expression at one
+/// size run in turn, round after round, so that a drift of the machine's speed over seconds (other tenants,
+/// frequency, memory placement) reaches every variant alike instead of whichever ran during it. Each round is
+/// one Google Benchmark run under the same name; the report takes the median over them.
+inline int rounds = 1;
+
+/// Registers the six variants of X at size n, `rounds` times in turn.
+template <class X>
+void register_benchmarks(index_t n) {
+    for (int round = 0; round < rounds; ++round) register_variants<X>(n);
 }
 
 /// The result dtype's name and the expression, for the JSON context and the report: `i8 + f16 * f32 -> f32`.
