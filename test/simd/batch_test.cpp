@@ -294,11 +294,7 @@ elements<T> inputs() {
 template <class To, class From>
 void convert_both_ways(const elements<From>& xs, To* by_batch, To* by_scalar) {
     for (std::size_t i = 0; i < xs.size(); i += simd::lanes) {
-        // Every other batch through load_as, which must be convert(load) in one step.
-        if (i / simd::lanes % 2 == 0)
-            simd::store(by_batch + i, simd::convert<To>(simd::load(&xs[i])));
-        else
-            simd::store(by_batch + i, simd::load_as<To>(&xs[i]));
+        simd::store(by_batch + i, simd::convert<To>(simd::load(&xs[i])));
         // Every third batch again through the partial path, as a loop's tail would: the first n lanes are
         // rewritten with the same values, the rest must keep those of the full conversion.
         if (const int n = static_cast<int>(i / simd::lanes % simd::lanes); i / simd::lanes % 3 == 0)

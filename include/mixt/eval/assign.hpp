@@ -27,6 +27,7 @@
 #include "mixt/eval/lower.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/lattice/promote.hpp"
+#include "mixt/simd/arch.hpp"
 
 namespace mixt {
 
@@ -87,6 +88,19 @@ void for_each_leaf(const node<Op, Cs...>& n, F& f) {
     std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
 }
 
+// The error paths of check_before_write, out of line: the checks themselves are a few compares that inline
+// into every assign, while building a message would not.
+template <class DstDims, class Dims>
+[[noreturn]] MIXT_COLD void throw_shape_mismatch(const char* what, const DstDims& dst_dims, const Dims& dims) {
+    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
+                      shape_text(dst_dims) + " but an operand has shape " + shape_text(dims));
+}
+[[noreturn]] MIXT_COLD inline void throw_partial_overlap(const char* what) {
+    throw aliasing_error(std::string("mixt: ") + what +
+                         ": the destination partially overlaps an operand of a different element width or "
+                         "offset; evaluate into a separate tensor first");
+}
+
 template <class Dst, class E>
 void check_before_write(const Dst& dst, const E& e, const char* what) {
     const auto dst_dims = dimensions_of(dst);
@@ -94,18 +108,13 @@ void check_before_write(const Dst& dst, const E& e, const char* what) {
     const auto* dst_end = dst_begin + static_cast<std::size_t>(dst_dims.TotalSize()) * sizeof(*dst.data());
     auto check_leaf = [&](const auto& x) {
         const auto dims = dimensions_of(x);
-        if (!Eigen::dimensions_match(dims, dst_dims))
-            throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
-                              shape_text(dst_dims) + " but an operand has shape " + shape_text(dims));
+        if (!Eigen::dimensions_match(dims, dst_dims)) throw_shape_mismatch(what, dst_dims, dims);
         if constexpr (requires { x.data(); }) {
             using S = std::remove_cvref_t<decltype(*x.data())>;
             const auto* b = reinterpret_cast<const unsigned char*>(x.data());
             const auto* end = b + static_cast<std::size_t>(dims.TotalSize()) * sizeof(S);
             const bool overlap = b != nullptr && dst_begin != nullptr && b < dst_end && dst_begin < end;
-            if (overlap && !(b == dst_begin && sizeof(S) == sizeof(*dst.data())))
-                throw aliasing_error(std::string("mixt: ") + what +
-                                     ": the destination partially overlaps an operand of a different element width or "
-                                     "offset; evaluate into a separate tensor first");
+            if (overlap && !(b == dst_begin && sizeof(S) == sizeof(*dst.data()))) throw_partial_overlap(what);
         }
     };
     for_each_leaf(e, check_leaf);

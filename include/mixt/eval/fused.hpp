@@ -25,6 +25,7 @@
 #include "mixt/dtype/convert.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/expr/expression.hpp"
+#include "mixt/simd/arch.hpp"
 #include "mixt/simd/convert.hpp"
 #include "mixt/simd/ops.hpp"
 #include "mixt/simd/stream.hpp"
@@ -101,20 +102,10 @@ struct const_kernel {
     void prefetch(index_t) const {}
 };
 
-template <class K>
-struct is_leaf_kernel : std::false_type {};
-template <class T>
-struct is_leaf_kernel<leaf_kernel<T>> : std::true_type {};
-
 template <class S, class K>
 struct convert_kernel {
     K k;
-    simd::batch<S> at(index_t i) const {
-        if constexpr (is_leaf_kernel<K>::value)
-            return simd::load_as<S>(k.p + i); // a converted leaf: widened while loading where it can be
-        else
-            return simd::convert<S>(k.at(i));
-    }
+    simd::batch<S> at(index_t i) const { return simd::convert<S>(k.at(i)); }
     simd::batch<S> at_partial(index_t i, int n) const { return simd::convert<S>(k.at_partial(i, n)); }
     S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
     template <index_t Count>
@@ -145,8 +136,14 @@ struct literal_compare_kernel {
     literal_compare_functor<Fn, LiteralLeft, J, L> f;
     simd::batch<J> literal_b;
     simd::batch<bool> compute(const simd::batch<J>& a) const {
-        if (f.fits)
+        if (f.fits) [[likely]]
             return LiteralLeft ? simd::apply<bool>(Fn{}, literal_b, a) : simd::apply<bool>(Fn{}, a, literal_b);
+        return compare_exact(f, a);
+    }
+    // A literal that does not fit J (`u8 < 300`): lane by lane, by exact value. Out of line, so the loop of the
+    // usual case stays small.
+    MIXT_COLD static simd::batch<bool> compare_exact(const literal_compare_functor<Fn, LiteralLeft, J, L>& f,
+                                                     const simd::batch<J>& a) {
         return simd::apply<bool>(f, a);
     }
     simd::batch<bool> at(index_t i) const { return compute(k.at(i)); }
@@ -288,8 +285,10 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 /// after every store, while a local whose address never escapes lives in registers.
 /// With Stream (batch loop only), whole batches are written with simd::stream_store, so out + (i - begin)
 /// must be aligned to simd::stream_store_alignment<D> at every multiple of 8 elements from begin.
+///
+/// The loop is MIXT_FLATTEN: the whole kernel inlines into it, so the tree's arithmetic runs in registers.
 template <bool Prefetch, bool Stream, class D, class K>
-void run_range(D* out, const K& kernel, index_t begin, index_t end) {
+MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end) {
     static_assert(!(Stream && use_block_loop_v<D, K>), "mixt: the block loop has no streaming stores");
     const K k = kernel;
     constexpr index_t w = simd::lanes;

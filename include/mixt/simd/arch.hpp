@@ -25,14 +25,23 @@
 #define MIXT_SIMD_F16C 0
 #endif
 
-// MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp):
-// never inlined and laid out away from the hot code, so that the loop calling it stays small.
+// MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp; a
+// comparison with a literal that does not fit, and the error paths of the checks before a write): never
+// inlined and laid out away from the hot code, so that the code calling it stays small.
+// MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range): everything it calls is inlined into it, down
+// to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
+// translation unit. Left to them, GCC stopped inlining the kernel of `where(f32 > 0, f16, bf16)` into its
+// loop when an unrelated function of the same translation unit shrank (half the speed), and with the kernels
+// forced inline it called the load of a complex<double> batch out of line instead.
 #if defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
+#define MIXT_FLATTEN __attribute__((flatten))
 #elif defined(_MSC_VER)
 #define MIXT_COLD __declspec(noinline)
+#define MIXT_FLATTEN
 #else
 #define MIXT_COLD
+#define MIXT_FLATTEN
 #endif
 
 namespace mixt::simd {

@@ -452,29 +452,6 @@ batch<To> convert(const batch<From>& b) noexcept {
 
 #endif // MIXT_SIMD_AVX2
 
-/// convert<To>(load(p)) in one step: `auto d = mixt::simd::load_as<double>(p_i32);`. Where the widening has a
-/// form that reads memory (32-bit integers and floats to 64-bit lanes), each half is loaded and widened by
-/// one instruction, without the shuffle that splits a loaded register.
-template <class To, class From>
-batch<To> load_as(const From* p) noexcept {
-#if MIXT_SIMD_AVX2
-    const auto half = [&](int h) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * h)); };
-    if constexpr (detail::is_lane64_int_v<To> && std::is_same_v<From, std::uint32_t>) {
-        return {{_mm256_cvtepu32_epi64(half(0)), _mm256_cvtepu32_epi64(half(1))}};
-    } else if constexpr (detail::is_lane64_int_v<To> && std::is_same_v<From, std::int32_t>) {
-        return {{_mm256_cvtepi32_epi64(half(0)), _mm256_cvtepi32_epi64(half(1))}};
-    } else if constexpr (std::is_same_v<To, double> && std::is_same_v<From, std::int32_t>) {
-        return {{_mm256_cvtepi32_pd(half(0)), _mm256_cvtepi32_pd(half(1))}};
-    } else if constexpr (std::is_same_v<To, double> && std::is_same_v<From, float>) {
-        return {{_mm256_cvtps_pd(_mm_loadu_ps(p)), _mm256_cvtps_pd(_mm_loadu_ps(p + 4))}};
-    } else {
-        return convert<To>(load(p));
-    }
-#else
-    return convert<To>(load(p));
-#endif
-}
-
 } // namespace mixt::simd
 
 #endif // MIXT_SIMD_CONVERT_HPP
