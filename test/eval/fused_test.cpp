@@ -1,10 +1,15 @@
 // mixt/eval/fused.hpp: the fused CPU loop. Which kernels take the scalar block loop (compiler-vectorized)
 // and which the simd::batch loop, and that both give the per-element results at every size around their
-// block, unroll and vector boundaries, in place too.
+// block, unroll and vector boundaries, in place too; and that a complex + or - of a leaf, whose leaf is
+// combined straight from memory (store_batch), gives them bit for bit.
 
 #include <mixt/mixt.hpp>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -96,6 +101,79 @@ TEST(fused, in_place_on_both_loops) {
     mixt::assign(h, mixt::lazy(h) + h);
     for (Eigen::Index i = 0; i < n; ++i)
         ASSERT_EQ(static_cast<float>(h(i)), static_cast<float>(h0(i)) * 2) << i;
+}
+
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
+
+// Random parts in [-8, 8), with every few elements a special part: NaN, +-inf, -0, a subnormal, the largest.
+template <class T>
+Eigen::Tensor<T, 1> special_tensor(Eigen::Index n, unsigned seed) {
+    using R = typename T::value_type;
+    using lim = std::numeric_limits<R>;
+    const R specials[] = {lim::quiet_NaN(), lim::infinity(), -lim::infinity(), R(-0.0), lim::denorm_min(), lim::max()};
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<R> dist(-8, 8);
+    auto part = [&] { return gen() % 5 == 0 ? specials[gen() % 6] : dist(gen); };
+    Eigen::Tensor<T, 1> t(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const R re = part();
+        t(i) = T(re, part());
+    }
+    return t;
+}
+
+// The same bits in each part, or NaN in both (which NaN an addition of two NaNs keeps is the hardware's
+// choice, and the compiler may swap a scalar sum's operands).
+template <class T>
+bool same(const T& got, const T& want) {
+    auto part = [](auto g, auto w) {
+        return (std::isnan(g) && std::isnan(w)) || std::memcmp(&g, &w, sizeof g) == 0;
+    };
+    return part(got.real(), want.real()) && part(got.imag(), want.imag());
+}
+
+TEST(fused, complex_sum_with_a_leaf_is_combined_from_memory) {
+    using TC64 = Eigen::Tensor<c64, 1>;
+    using TC128 = Eigen::Tensor<c128, 1>;
+    using TF = Eigen::Tensor<float, 1>;
+    // The root's leaf operand is combined from memory under AVX2, also when the other operand is a complex<float>
+    // batch widened to complex<double>.
+    using K1 = kernel_t<decltype(mixt::lazy(std::declval<const TC64&>()) * std::declval<const TF&>() +
+                                 std::declval<const TC128&>())>;
+    using K2 = kernel_t<decltype(mixt::lazy(std::declval<const TC64&>()) - std::declval<const TC64&>())>;
+    using K3 = kernel_t<decltype(mixt::lazy(std::declval<const TC64&>()) * std::declval<const TC64&>())>;
+    static_assert(d::combined_root_v<c128, K1> == bool(MIXT_SIMD_AVX2));
+    static_assert(d::combined_root_v<c64, K2> == bool(MIXT_SIMD_AVX2));
+    static_assert(!d::combined_root_v<c64, K3>);
+
+    // Every size past a few unrolled iterations of the complex<float> loop (4 batches) and of the
+    // complex<double> one (1 batch), so every path starts and stops at every offset.
+    for (Eigen::Index n = 0; n <= 3 * d::unroll_v<c64> * 8 + 9; ++n) {
+        const auto a = special_tensor<c64>(n, 11);
+        const auto b = special_tensor<c64>(n, 12);
+        const auto x = special_tensor<c128>(n, 13);
+        const auto y = special_tensor<c128>(n, 14);
+        auto f = random_tensor<float>(n, 15);
+        for (Eigen::Index i = 0; i < n; i += 7) f(i) = i % 2 ? std::numeric_limits<float>::infinity() : -0.0f;
+        const TC128 widened_right = mixt::eval(mixt::lazy(a) * f + x);
+        const TC128 widened_left = mixt::eval(mixt::lazy(x) - a * f);
+        const TC64 narrow_right = mixt::eval(mixt::lazy(a) * b - b);
+        const TC64 narrow_left = mixt::eval(mixt::lazy(b) + a * f);
+        const TC128 both_leaves = mixt::eval(mixt::lazy(x) - y);
+        TC128 in_place = y;
+        mixt::assign(in_place, mixt::lazy(a) * f + in_place);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const c64 af = d::mul_fn{}(a(i), mixt::convert<c64>(f(i)));
+            const c128 af128 = mixt::convert<c128>(af);
+            ASSERT_PRED2(same<c128>, widened_right(i), d::add_fn{}(af128, x(i))) << "n=" << n << " i=" << i;
+            ASSERT_PRED2(same<c128>, widened_left(i), d::sub_fn{}(x(i), af128)) << "n=" << n << " i=" << i;
+            ASSERT_PRED2(same<c64>, narrow_right(i), d::sub_fn{}(d::mul_fn{}(a(i), b(i)), b(i))) << "n=" << n << " i=" << i;
+            ASSERT_PRED2(same<c64>, narrow_left(i), d::add_fn{}(b(i), af)) << "n=" << n << " i=" << i;
+            ASSERT_PRED2(same<c128>, both_leaves(i), d::sub_fn{}(x(i), y(i))) << "n=" << n << " i=" << i;
+            ASSERT_PRED2(same<c128>, in_place(i), d::add_fn{}(af128, y(i))) << "n=" << n << " i=" << i;
+        }
+    }
 }
 
 } // namespace

@@ -114,6 +114,7 @@ struct convert_kernel {
 
 template <class Fn, class R, class... Ks>
 struct op_kernel {
+    using fn = Fn;
     std::tuple<Ks...> ks;
     simd::batch<R> at(index_t i) const {
         return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, k.at(i)...); }, ks);
@@ -272,6 +273,52 @@ inline constexpr bool use_block_loop_v = block_kernel_v<K> && (sizeof(D) < 4 || 
 
 inline constexpr index_t block_length = 64;
 
+/// Whether a kernel writing D is a + or - of a leaf of type D whose batches simd::apply_store combines straight
+/// from memory (complex: `c64 * f32 + c128`, `y = a * x + y`): its batches are stored by store_batch.
+template <class D, class K>
+struct combined_root : std::false_type {};
+template <class D, class Fn, class A, class B>
+struct combined_root<D, op_kernel<Fn, D, A, B>>
+    : std::bool_constant<simd::combines_from_memory_v<D, Fn> &&
+                         (std::is_same_v<A, leaf_kernel<D>> || std::is_same_v<B, leaf_kernel<D>>)> {};
+template <class D, class K>
+inline constexpr bool combined_root_v = combined_root<D, K>::value;
+
+template <class K>
+struct is_convert_kernel : std::false_type {};
+template <class S, class K>
+struct is_convert_kernel<convert_kernel<S, K>> : std::true_type {};
+
+// The operand a combined_root combines with its leaf: the batch of k, or, where k converts a batch that
+// apply_store converts as it combines (complex<float> to complex<double>), the unconverted batch.
+template <class D, class Fn, class K>
+auto combined_operand(const K& k, index_t i) {
+    if constexpr (is_convert_kernel<K>::value) {
+        using A = typename std::remove_cvref_t<decltype(k.k.at(i))>::value_type;
+        if constexpr (simd::combines_from_memory_v<D, Fn, A>)
+            return k.k.at(i);
+        else
+            return k.at(i);
+    } else {
+        return k.at(i);
+    }
+}
+
+/// Stores the batch of k at element i to p: store(p, k.at(i)), or, for a combined_root, the other operand's
+/// batch combined with the leaf's elements in memory (the right-hand leaf when both are leaves).
+template <class D, class K>
+void store_batch(D* p, const K& k, index_t i) {
+    if constexpr (combined_root_v<D, K>) {
+        using Fn = typename K::fn;
+        if constexpr (std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>)
+            simd::apply_store<true>(p, Fn{}, combined_operand<D, Fn>(std::get<0>(k.ks), i), std::get<1>(k.ks).p + i);
+        else
+            simd::apply_store<false>(p, Fn{}, combined_operand<D, Fn>(std::get<1>(k.ks), i), std::get<0>(k.ks).p + i);
+    } else {
+        simd::store(p, k.at(i));
+    }
+}
+
 /// How many batches run_kernel computes per iteration: independent chains the CPU overlaps (a hand loop gets
 /// the same from the compiler's unrolling or its wider vectors). Four while a result batch fits two AVX
 /// registers; a complex128 batch is four registers wide on its own, and more in flight would spill.
@@ -317,6 +364,10 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
                 [&]<int... J>(std::integer_sequence<int, J...>) {
                     (put(out + (i - begin) + J * w, k.at(i + J * w)), ...);
                 }(std::make_integer_sequence<int, u>{});
+            } else if constexpr (combined_root_v<D, K>) {
+                [&]<int... J>(std::integer_sequence<int, J...>) {
+                    (store_batch(out + (i - begin) + J * w, k, i + J * w), ...);
+                }(std::make_integer_sequence<int, u>{});
             } else {
                 // All u results first, then the stores: the loads of one batch do not wait behind the stores
                 // of the previous one.
@@ -329,7 +380,10 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
     }
     for (; i + w <= end; i += w) {
         if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
-        put(out + (i - begin), k.at(i));
+        if constexpr (Stream)
+            put(out + (i - begin), k.at(i));
+        else
+            store_batch(out + (i - begin), k, i);
     }
     if (i < end) {
         const int n = static_cast<int>(end - i);

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "mixt/simd/batch.hpp"
+#include "mixt/simd/convert.hpp"
 
 namespace mixt::simd {
 
@@ -46,9 +47,36 @@ batch<R> apply(const Fn& fn, const batch<Ts>&... xs) {
         return apply_lanes<R>(fn, xs...);
 }
 
+namespace detail {
+// Specialized by the vector back ends where `combined_store<T, Fn, A>::value`: `combined_store<T, Fn, A>::store
+// <ALeft>(out, a, p)` is apply_store's work, with the operand at p taken straight from memory.
+template <class T, class Fn, class A = T>
+struct combined_store : std::false_type {};
+} // namespace detail
+
+/// Whether apply_store has a form for a batch<A> and elements of T in memory that combines them without loading
+/// the elements into a batch first.
+template <class T, class Fn, class A = T>
+inline constexpr bool combines_from_memory_v = detail::combined_store<T, Fn, A>::value;
+
+/// Stores fn(a', p[0, 8)) (ALeft) or fn(p[0, 8), a') at out, where a' is a converted to T:
+/// `store(out, apply<T>(fn, convert<T>(a), load(p)))`, bit for bit. Where combines_from_memory_v<T, Fn, A>
+/// (under AVX2: complex + and -, with a complex<float> batch or one of T), the elements at p are combined in
+/// their memory order, with a's parts interleaved once: the planar complex batch would otherwise take one
+/// shuffle per register to load p and one more to store the result.
+template <bool ALeft, class T, class Fn, class A>
+void apply_store(T* out, const Fn& fn, const batch<A>& a, const T* p) {
+    if constexpr (detail::combined_store<T, Fn, A>::value)
+        detail::combined_store<T, Fn, A>::template store<ALeft>(out, a, p);
+    else if constexpr (ALeft)
+        store(out, apply<T>(fn, convert<T>(a), load(p)));
+    else
+        store(out, apply<T>(fn, load(p), convert<T>(a)));
+}
+
 } // namespace mixt::simd
 
-// The vector back ends specialize detail::vectorized.
+// The vector back ends specialize detail::vectorized and detail::combined_store.
 #include "mixt/simd/ops_avx2.hpp"
 
 #endif // MIXT_SIMD_OPS_HPP

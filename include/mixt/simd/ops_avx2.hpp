@@ -349,6 +349,76 @@ struct vectorized<std::complex<double>, Fn, std::complex<double>, std::complex<d
                 {arith_pd<Fn>(a.im[0], b.im[0]), arith_pd<Fn>(a.im[1], b.im[1])}};
     }
 };
+// A complex batch + or - 8 complex elements in memory, stored (simd::apply_store): a's planar parts are
+// interleaved into memory order (one in-lane shuffle per register), the memory operand is loaded by 128-bit
+// halves into the same order (inserts from memory use no shuffle port), and the sums are stored by halves.
+// The same additions as the planar path, operand for operand, so the same bits.
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct combined_store<std::complex<float>, Fn> : std::true_type {
+    template <bool ALeft>
+    static void store(std::complex<float>* out, const batch<std::complex<float>>& a,
+                      const std::complex<float>* p) noexcept {
+        const float* q = reinterpret_cast<const float*>(p);
+        float* o = reinterpret_cast<float*>(out);
+        const __m256 a02 = _mm256_unpacklo_ps(a.re, a.im); // elements 0 1 | 4 5
+        const __m256 a13 = _mm256_unpackhi_ps(a.re, a.im); // elements 2 3 | 6 7
+        const __m256 m02 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q)), _mm_loadu_ps(q + 8), 1);
+        const __m256 m13 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q + 4)), _mm_loadu_ps(q + 12), 1);
+        const __m256 r02 = ALeft ? arith_ps<Fn>(a02, m02) : arith_ps<Fn>(m02, a02);
+        const __m256 r13 = ALeft ? arith_ps<Fn>(a13, m13) : arith_ps<Fn>(m13, a13);
+        _mm_storeu_ps(o, _mm256_castps256_ps128(r02));
+        _mm_storeu_ps(o + 4, _mm256_castps256_ps128(r13));
+        _mm_storeu_ps(o + 8, _mm256_extractf128_ps(r02, 1));
+        _mm_storeu_ps(o + 12, _mm256_extractf128_ps(r13, 1));
+    }
+};
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct combined_store<std::complex<double>, Fn> : std::true_type {
+    template <bool ALeft>
+    static void store(std::complex<double>* out, const batch<std::complex<double>>& a,
+                      const std::complex<double>* p) noexcept {
+        for (int h = 0; h < 2; ++h) {
+            const double* q = reinterpret_cast<const double*>(p) + 8 * h;
+            double* o = reinterpret_cast<double*>(out) + 8 * h;
+            const __m256d a02 = _mm256_unpacklo_pd(a.re[h], a.im[h]); // elements 0 | 2 of this half
+            const __m256d a13 = _mm256_unpackhi_pd(a.re[h], a.im[h]); // elements 1 | 3
+            const __m256d m02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q)), _mm_loadu_pd(q + 4), 1);
+            const __m256d m13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 2)), _mm_loadu_pd(q + 6), 1);
+            const __m256d r02 = ALeft ? arith_pd<Fn>(a02, m02) : arith_pd<Fn>(m02, a02);
+            const __m256d r13 = ALeft ? arith_pd<Fn>(a13, m13) : arith_pd<Fn>(m13, a13);
+            _mm_storeu_pd(o, _mm256_castpd256_pd128(r02));
+            _mm_storeu_pd(o + 2, _mm256_castpd256_pd128(r13));
+            _mm_storeu_pd(o + 4, _mm256_extractf128_pd(r02, 1));
+            _mm_storeu_pd(o + 6, _mm256_extractf128_pd(r13, 1));
+        }
+    }
+};
+
+// The same with a complex<float> batch widened to complex<double> first (`c64 * f32 + c128`): interleaved while
+// still float (one shuffle per register for all 8 elements), then widened by 128-bit halves, which come out
+// in memory order; the memory operand is loaded and the result stored by whole registers.
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct combined_store<std::complex<double>, Fn, std::complex<float>> : std::true_type {
+    template <bool ALeft>
+    static void store(std::complex<double>* out, const batch<std::complex<float>>& a,
+                      const std::complex<double>* p) noexcept {
+        const double* q = reinterpret_cast<const double*>(p);
+        double* o = reinterpret_cast<double*>(out);
+        const __m256 a0145 = _mm256_unpacklo_ps(a.re, a.im); // elements 0 1 | 4 5, as floats
+        const __m256 a2367 = _mm256_unpackhi_ps(a.re, a.im); // elements 2 3 | 6 7
+        const __m256d w[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(a0145)), _mm256_cvtps_pd(_mm256_castps256_ps128(a2367)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(a0145, 1)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(a2367, 1))};
+        for (int j = 0; j < 4; ++j) {
+            const __m256d m = _mm256_loadu_pd(q + 4 * j);
+            _mm256_storeu_pd(o + 4 * j, ALeft ? arith_pd<Fn>(w[j], m) : arith_pd<Fn>(m, w[j]));
+        }
+    }
+};
+
 // The scalar definition of a complex product, for the rare batch with a lane that is NaN in both parts. Out
 // of line and cold, with the parts as separate vector arguments, which travel in registers: a call inline
 // through references, or with batch arguments (passed in memory), made the compiler spill both operands to
