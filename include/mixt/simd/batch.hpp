@@ -63,6 +63,13 @@ constexpr T canonical(T x) noexcept {
     }
 }
 
+// Zero of T. Not T{}: Eigen::half's default constructor leaves its bits unset where Eigen is compiled for a GPU
+// (its __half_raw must be trivial there), so T{} would be an indeterminate value.
+template <class T>
+T zero() noexcept {
+    return static_cast<T>(0);
+}
+
 } // namespace detail
 
 #if MIXT_SIMD_AVX2
@@ -356,8 +363,8 @@ batch<T> load_partial(const T* p, int n) noexcept {
                  _mm256_maskload_pd(p + 4, detail::lane_index_mask64(n, 1))}};
     } else {
         // Narrow and complex elements: through a zeroed buffer (only a loop's tail pays for it).
-        T buf[lanes]{};
-        for (int i = 0; i < n; ++i) buf[i] = p[i];
+        T buf[lanes];
+        for (int i = 0; i < lanes; ++i) buf[i] = i < n ? p[i] : detail::zero<T>();
         return load(buf);
     }
 }
@@ -437,8 +444,8 @@ void stream_store(T* p, const batch<T>& b) noexcept {
 
 template <class T>
 batch<T> load_partial(const T* p, int n) noexcept {
-    batch<T> b{};
-    for (int i = 0; i < n; ++i) b.v[i] = detail::canonical(p[i]);
+    batch<T> b;
+    for (int i = 0; i < lanes; ++i) b.v[i] = i < n ? detail::canonical(p[i]) : detail::zero<T>();
     return b;
 }
 
