@@ -2,8 +2,9 @@
 //   --mixt_check       compare every variant with mixt::eval at a small size, print one line per
 //                      expression, and exit (0 when all agree)
 //   --mixt_sizes=N,..  the sizes to register (default: 4096,262144,16777216)
-//   --mixt_rounds=R    register every benchmark R times, the variants of an expression at a size in turn
-//                      (default 1; the report runs R rounds of one repetition each and takes medians)
+//   --mixt_rounds=R    register every benchmark R times, the single-threaded variants of an expression at
+//                      a size in turn, then mixt_threads (default 1; the report runs R rounds of one
+//                      repetition each and takes medians)
 // Without --mixt_check the comparison still runs first, silently, and a disagreement stops the program:
 // a benchmark of a wrong result is no benchmark.
 #include <cstdio>

@@ -7,9 +7,9 @@ The mode defaults to $MIXT_REPORT_MODE, else quick:
     quick  5 rounds, 0.05 s minimum time per run (a few minutes on 2 cores)
     full   10 rounds, 0.5 s minimum time per run
     smoke  2 rounds, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
-A round runs every variant of an expression at a size once, in turn (mixt-bench --mixt_rounds), so that the
-variants compared in a row of the tables are measured side by side, interleaved in time: a drift of the shared
-machine's speed over seconds then reaches all of them alike.
+A round runs every single-threaded variant of an expression at a size once, in turn (mixt-bench --mixt_rounds),
+so that the variants compared in a row of the tables are measured side by side, interleaved in time: a drift of
+the shared machine's speed over seconds then reaches all of them alike. The rounds of mixt_threads follow.
 $MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
 
 To publish a run in the README (between its `<!-- report:begin -->` and `<!-- report:end -->` markers, with the
@@ -234,8 +234,9 @@ def tables(context, gbps, exprs):
 def method(context):
     date = context.get("date", "?")
     if "mixt_rounds" in context and context.get("mixt_rounds") != "1":
-        how = ("median of %s rounds of at least %s s per run (every variant of an expression at a size once per "
-               "round, in turn)" % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
+        how = ("median of %s rounds of at least %s s per run (the single-threaded variants of an expression at a "
+               "size once per round, in turn, each round starting one variant further; then the rounds of "
+               "mixt_threads)" % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
     else:
         how = "median of %s repetitions of at least %s s each" % (
             context.get("mixt_repetitions", "?"), context.get("mixt_min_time", "?"))
