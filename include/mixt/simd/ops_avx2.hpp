@@ -9,6 +9,8 @@
 //   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`), not MINPS's;
 //   - complex multiplication uses the textbook formula and falls back to the scalar definition for a batch
 //     where a lane comes out NaN in both parts (C's Annex G recovery of infinities);
+//   - complex + and - of a batch and elements in memory, stored (simd::apply_store, detail::combined_store),
+//     combine the memory operand in its interleaved order instead of loading it into a planar batch;
 //   - exp, log, sin, cos (and tanh for f16/bf16) on f32 lanes use Eigen's packet functions (within 2 ulp of
 //     the result type; the only results that are not bit-identical to the scalar path).
 
@@ -361,16 +363,16 @@ struct combined_store<std::complex<float>, Fn> : std::true_type {
                       const std::complex<float>* p) noexcept {
         const float* q = reinterpret_cast<const float*>(p);
         float* o = reinterpret_cast<float*>(out);
-        const __m256 a02 = _mm256_unpacklo_ps(a.re, a.im); // elements 0 1 | 4 5
-        const __m256 a13 = _mm256_unpackhi_ps(a.re, a.im); // elements 2 3 | 6 7
-        const __m256 m02 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q)), _mm_loadu_ps(q + 8), 1);
-        const __m256 m13 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q + 4)), _mm_loadu_ps(q + 12), 1);
-        const __m256 r02 = ALeft ? arith_ps<Fn>(a02, m02) : arith_ps<Fn>(m02, a02);
-        const __m256 r13 = ALeft ? arith_ps<Fn>(a13, m13) : arith_ps<Fn>(m13, a13);
-        _mm_storeu_ps(o, _mm256_castps256_ps128(r02));
-        _mm_storeu_ps(o + 4, _mm256_castps256_ps128(r13));
-        _mm_storeu_ps(o + 8, _mm256_extractf128_ps(r02, 1));
-        _mm_storeu_ps(o + 12, _mm256_extractf128_ps(r13, 1));
+        const __m256 a0145 = _mm256_unpacklo_ps(a.re, a.im); // elements 0 1 | 4 5
+        const __m256 a2367 = _mm256_unpackhi_ps(a.re, a.im); // elements 2 3 | 6 7
+        const __m256 m0145 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q)), _mm_loadu_ps(q + 8), 1);
+        const __m256 m2367 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q + 4)), _mm_loadu_ps(q + 12), 1);
+        const __m256 r0145 = ALeft ? arith_ps<Fn>(a0145, m0145) : arith_ps<Fn>(m0145, a0145);
+        const __m256 r2367 = ALeft ? arith_ps<Fn>(a2367, m2367) : arith_ps<Fn>(m2367, a2367);
+        _mm_storeu_ps(o, _mm256_castps256_ps128(r0145));
+        _mm_storeu_ps(o + 4, _mm256_castps256_ps128(r2367));
+        _mm_storeu_ps(o + 8, _mm256_extractf128_ps(r0145, 1));
+        _mm_storeu_ps(o + 12, _mm256_extractf128_ps(r2367, 1));
     }
 };
 template <class Fn>
