@@ -303,6 +303,14 @@ void convert_both_ways(const elements<From>& xs, To* by_batch, To* by_scalar) {
     for (std::size_t i = 0; i < xs.size(); ++i) by_scalar[i] = mixt::convert<To>(canonical(xs[i]));
 }
 
+// What the fused loop stores for a conversion at the root (to f16 or bf16 the lanes are left unrounded, and the
+// store rounds them): must be what storing convert<To> writes.
+template <class To, class From>
+void convert_unrounded_stored(const elements<From>& xs, To* out) {
+    for (std::size_t i = 0; i < xs.size(); i += simd::lanes)
+        simd::store(out + i, simd::convert_unrounded<To>(simd::load(&xs[i])));
+}
+
 template <class T>
 std::string show_element(const void* p, std::size_t i) {
     return show(static_cast<const T*>(p)[i]);
@@ -337,6 +345,13 @@ void check_convert_to_all() {
                                 xs.size(), sizeof(To)),
                   0)
             << what << " over " << xs.size() << " lanes";
+        convert_unrounded_stored<To>(xs, by_batch.get());
+        const std::string stored = "storing simd::convert_unrounded<" + dtype_name<To>() + ">(batch<" +
+                                   dtype_name<From>() + ">)";
+        EXPECT_EQ(compare_lanes(stored, &xs[0], &show_element<From>, by_batch.get(), by_scalar.get(),
+                                &show_element<To>, xs.size(), sizeof(To)),
+                  0)
+            << stored << " over " << xs.size() << " lanes";
     });
 }
 

@@ -72,10 +72,19 @@ summary check_every_input(Fn f, int max_ulp) {
         for (int l = 0; l < lanes; ++l) in[l] = from_bits<T>(static_cast<std::uint16_t>(first + l));
         T out[lanes];
         mixt::simd::to_array(mixt::simd::apply<T>(f, mixt::simd::load(in)), out);
+        // The batch a fused loop stores (the rounding left to the store) must store the same bits.
+        T stored[lanes];
+        mixt::simd::store(stored, mixt::simd::apply_unrounded<T>(f, mixt::simd::load(in)));
         for (int l = 0; l < lanes; ++l) {
             const std::uint16_t want = to_bits(static_cast<T>(f(in[l])));
             const std::uint16_t got = to_bits(out[l]);
             ++s.checked;
+            if (to_bits(stored[l]) != got && s.failures.size() < 8) {
+                std::ostringstream m;
+                m << std::hex << "input 0x" << (first + static_cast<std::uint32_t>(l)) << ": apply_unrounded stored 0x"
+                  << to_bits(stored[l]) << ", apply 0x" << got;
+                s.failures.push_back(m.str());
+            }
             if (want == got) continue;
             const bool want_nan = is_nan_bits(want, exponent_bits);
             const bool got_nan = is_nan_bits(got, exponent_bits);
@@ -139,6 +148,68 @@ TEST(simd_ops, bf16_transcendentals_on_every_input) {
     expect_within<Eigen::bfloat16>("sin", fn::sin_fn{}, 2);
     expect_within<Eigen::bfloat16>("cos", fn::cos_fn{}, 2);
     expect_within<Eigen::bfloat16>("tanh", fn::tanh_fn{}, 2);
+}
+
+// + - * / of two f16 or bf16 batches: every bit pattern as the left operand, each against 8 right operands (the
+// specials, then random patterns), bit for bit against the functor, through apply and through
+// apply_unrounded then a store.
+template <class T, class Fn>
+void expect_exact_binary(const char* name, Fn f) {
+    std::uint32_t state = 12345u;
+    const auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<std::uint16_t>(state >> 16);
+    };
+    // 0, -0, the smallest subnormal, 1, -1, the largest finite, infinity, a NaN.
+    constexpr bool f16 = std::is_same_v<T, Eigen::half>;
+    const std::uint16_t specials[] = {0x0000, 0x8000, 0x0001, f16 ? 0x3c00 : 0x3f80, f16 ? 0xbc00 : 0xbf80,
+                                      f16 ? 0x7bff : 0x7f7f, f16 ? 0x7c00 : 0x7f80, f16 ? 0x7e00 : 0x7fc0};
+    int failures = 0;
+    std::string first_failure;
+    for (int round = 0; round < 8; ++round) {
+        for (std::uint32_t first = 0; first < 0x10000u; first += lanes) {
+            T a[lanes], b[lanes], out[lanes], stored[lanes];
+            for (int l = 0; l < lanes; ++l) {
+                a[l] = from_bits<T>(static_cast<std::uint16_t>(first + static_cast<std::uint32_t>(l)));
+                const std::uint16_t special = specials[(round + l) % 8];
+                b[l] = from_bits<T>(round < 2 ? special : next());
+            }
+            const auto x = mixt::simd::load(a);
+            const auto y = mixt::simd::load(b);
+            mixt::simd::to_array(mixt::simd::apply<T>(f, x, y), out);
+            mixt::simd::store(stored, mixt::simd::apply_unrounded<T>(f, x, y));
+            for (int l = 0; l < lanes; ++l) {
+                const std::uint16_t want = to_bits(static_cast<T>(f(a[l], b[l])));
+                constexpr int exponent_bits = f16 ? 5 : 8;
+                // A NaN result is a NaN, of any payload (see check_every_input).
+                const auto agrees = [&](std::uint16_t got) {
+                    return got == want || (is_nan_bits(want, exponent_bits) && is_nan_bits(got, exponent_bits));
+                };
+                if ((!agrees(to_bits(out[l])) || to_bits(stored[l]) != to_bits(out[l])) && ++failures == 1) {
+                    std::ostringstream m;
+                    m << std::hex << "0x" << to_bits(a[l]) << " and 0x" << to_bits(b[l]) << ": apply 0x"
+                      << to_bits(out[l]) << ", stored unrounded 0x" << to_bits(stored[l]) << ", the definition 0x"
+                      << want;
+                    first_failure = m.str();
+                }
+            }
+        }
+    }
+    EXPECT_EQ(failures, 0) << name << ", e.g. " << first_failure;
+}
+
+TEST(simd_ops, f16_arithmetic_stored_unrounded_matches_the_definition) {
+    expect_exact_binary<Eigen::half>("add", fn::add_fn{});
+    expect_exact_binary<Eigen::half>("sub", fn::sub_fn{});
+    expect_exact_binary<Eigen::half>("mul", fn::mul_fn{});
+    expect_exact_binary<Eigen::half>("div", fn::div_fn{});
+}
+
+TEST(simd_ops, bf16_arithmetic_stored_unrounded_matches_the_definition) {
+    expect_exact_binary<Eigen::bfloat16>("add", fn::add_fn{});
+    expect_exact_binary<Eigen::bfloat16>("sub", fn::sub_fn{});
+    expect_exact_binary<Eigen::bfloat16>("mul", fn::mul_fn{});
+    expect_exact_binary<Eigen::bfloat16>("div", fn::div_fn{});
 }
 
 } // namespace

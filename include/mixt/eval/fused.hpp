@@ -81,11 +81,16 @@ inline void prefetch_elements(const T* p, index_t i) noexcept {
 #endif
 }
 
+// A kernel k computes its node at element i: k.at(i) is the batch of elements [i, i + 8), k.at_partial(i, n)
+// the first n of them (no read past i + n), k.scalar(i) one element, and k.at_store(i) the batch for a store
+// only: for an f16 or bf16 node computed in f32, its lanes are not rounded yet, and the store rounds them
+// (simd::apply_unrounded, simd::convert_unrounded), which saves the round trip of the node's own rounding.
 template <class T>
 struct leaf_kernel {
     const T* p;
     simd::batch<T> at(index_t i) const { return simd::load(p + i); }
     simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(p + i, n); }
+    simd::batch<T> at_store(index_t i) const { return at(i); }
     T scalar(index_t i) const { return p[i]; }
     template <index_t Count>
     void prefetch(index_t i) const { prefetch_elements<Count>(p, i); }
@@ -97,6 +102,7 @@ struct const_kernel {
     T s;
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
+    const simd::batch<T>& at_store(index_t) const { return v; }
     T scalar(index_t) const { return s; }
     template <index_t Count>
     void prefetch(index_t) const {}
@@ -107,6 +113,7 @@ struct convert_kernel {
     K k;
     simd::batch<S> at(index_t i) const { return simd::convert<S>(k.at(i)); }
     simd::batch<S> at_partial(index_t i, int n) const { return simd::convert<S>(k.at_partial(i, n)); }
+    simd::batch<S> at_store(index_t i) const { return simd::convert_unrounded<S>(k.at(i)); }
     S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
     template <index_t Count>
     void prefetch(index_t i) const { k.template prefetch<Count>(i); }
@@ -121,6 +128,9 @@ struct op_kernel {
     }
     simd::batch<R> at_partial(index_t i, int n) const {
         return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, k.at_partial(i, n)...); }, ks);
+    }
+    simd::batch<R> at_store(index_t i) const {
+        return std::apply([&](const auto&... k) { return simd::apply_unrounded<R>(Fn{}, k.at(i)...); }, ks);
     }
     R scalar(index_t i) const {
         return std::apply([&](const auto&... k) { return static_cast<R>(Fn{}(k.scalar(i)...)); }, ks);
@@ -149,6 +159,7 @@ struct literal_compare_kernel {
     }
     simd::batch<bool> at(index_t i) const { return compute(k.at(i)); }
     simd::batch<bool> at_partial(index_t i, int n) const { return compute(k.at_partial(i, n)); }
+    simd::batch<bool> at_store(index_t i) const { return at(i); }
     bool scalar(index_t i) const { return f(k.scalar(i)); }
     template <index_t Count>
     void prefetch(index_t i) const { k.template prefetch<Count>(i); }
@@ -271,6 +282,15 @@ struct narrow_kernel<op_kernel<Fn, R, Ks...>>
 template <class D, class K>
 inline constexpr bool use_block_loop_v = block_kernel_v<K> && (sizeof(D) < 4 || narrow_kernel<K>::value);
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
+inline constexpr bool wide_target = true;
+#else
+inline constexpr bool wide_target = false;
+#endif
+/// Whether run_range<Prefetch, Stream> runs the block loop.
+template <bool Stream, class D, class K>
+inline constexpr bool block_loop_v = use_block_loop_v<D, K> || (!Stream && wide_target && block_kernel_v<K>);
+
 inline constexpr index_t block_length = 64;
 
 /// Whether a kernel writing D is a + or - of a leaf of type D whose batches simd::apply_store combines straight
@@ -315,7 +335,7 @@ void store_batch(D* p, const K& k, index_t i) {
         else
             simd::apply_store<false>(p, Fn{}, combined_operand<D, Fn>(std::get<1>(k.ks), i), std::get<0>(k.ks).p + i);
     } else {
-        simd::store(p, k.at(i));
+        simd::store(p, k.at_store(i));
     }
 }
 
@@ -353,7 +373,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
             simd::store(p, b);
     };
     index_t i = begin;
-    if constexpr (use_block_loop_v<D, K>) {
+    if constexpr (block_loop_v<Stream, D, K>) {
         for (; i + block_length <= end; i += block_length) {
             D* const o = out + (i - begin);
 #if defined(__GNUC__) && !defined(__clang__)
@@ -369,7 +389,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
                 // Each result streamed as soon as it is computed: the streaming stores leave at an even pace,
                 // which measured a few percent faster at DRAM sizes than four in a row.
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (put(out + (i - begin) + J * w, k.at(i + J * w)), ...);
+                    (put(out + (i - begin) + J * w, k.at_store(i + J * w)), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else if constexpr (store_as_computed_v<D, K>) {
                 [&]<int... J>(std::integer_sequence<int, J...>) {
@@ -379,7 +399,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
                 // All u results first, then the stores: the loads of one batch do not wait behind the stores
                 // of the previous one.
                 const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
-                    return std::array<simd::batch<D>, u>{k.at(i + J * w)...};
+                    return std::array<simd::batch<D>, u>{k.at_store(i + J * w)...};
                 }(std::make_integer_sequence<int, u>{});
                 for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
             }
@@ -388,7 +408,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
     for (; i + w <= end; i += w) {
         if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
         if constexpr (Stream)
-            put(out + (i - begin), k.at(i));
+            put(out + (i - begin), k.at_store(i));
         else
             store_batch(out + (i - begin), k, i);
     }

@@ -315,15 +315,18 @@ __m256 to_f32(const batch<From>& b) noexcept {
     }
 }
 
+// An f32 value whose rounding to f16 is b converted to f16: b itself where f32 holds it exactly, else b
+// rounded to odd (or clamped where every such value rounds to the same f16), so that one rounding gives the
+// correctly rounded result.
 template <class From>
-__m256 to_f16(const batch<From>& b) noexcept {
+__m256 to_f16_unrounded(const batch<From>& b) noexcept {
     if constexpr (std::is_same_v<From, std::int32_t>) {
         // Beyond +-65520 everything is inf: clamping to +-2^20 changes no result and makes the f32 exact.
-        return round_to_f16(_mm256_cvtepi32_ps(_mm256_max_epi32(_mm256_min_epi32(b.v, i32(1 << 20)), i32(-(1 << 20)))));
+        return _mm256_cvtepi32_ps(_mm256_max_epi32(_mm256_min_epi32(b.v, i32(1 << 20)), i32(-(1 << 20))));
     } else if constexpr (std::is_same_v<From, std::uint32_t>) {
-        return round_to_f16(_mm256_cvtepi32_ps(_mm256_min_epu32(b.v, i32(1 << 20))));
+        return _mm256_cvtepi32_ps(_mm256_min_epu32(b.v, i32(1 << 20)));
     } else if constexpr (is_lane32_int_v<From>) {
-        return round_to_f16(_mm256_cvtepi32_ps(b.v));
+        return _mm256_cvtepi32_ps(b.v);
     } else if constexpr (is_lane64_int_v<From>) {
         __m256i c[2];
         for (int h = 0; h < 2; ++h) {
@@ -336,16 +339,23 @@ __m256 to_f16(const batch<From>& b) noexcept {
                 c[h] = _mm256_blendv_epi8(i64(1 << 20), x, small);
             }
         }
-        return round_to_f16(_mm256_cvtepi32_ps(pack_lo32(c[0], c[1])));
+        return _mm256_cvtepi32_ps(pack_lo32(c[0], c[1]));
     } else if constexpr (std::is_same_v<From, double>) {
-        return round_to_f16(f64_to_f32_odd(b.v[0], b.v[1]));
+        return f64_to_f32_odd(b.v[0], b.v[1]);
     } else {
-        return round_to_f16(b.v);
+        return b.v;
     }
 }
 
+// b converted to f16, as an f32 lane value.
 template <class From>
-__m256 to_bf16(const batch<From>& b) noexcept {
+__m256 to_f16(const batch<From>& b) noexcept {
+    return round_to_f16(to_f16_unrounded(b));
+}
+
+// The same for bfloat16.
+template <class From>
+__m256 to_bf16_unrounded(const batch<From>& b) noexcept {
     if constexpr (std::is_same_v<From, std::int32_t>) {
         // Beyond 2^24 round to odd at granularity 2^8 (24 bits remain: exact in f32), then round once.
         const __m256i x = b.v;
@@ -354,23 +364,29 @@ __m256 to_bf16(const batch<From>& b) noexcept {
         const __m256i sticky =
             _mm256_and_si256(_mm256_add_epi32(_mm256_and_si256(x, i32(0xff)), i32(0xff)), i32(0x100));
         const __m256i odd = _mm256_or_si256(_mm256_andnot_si256(i32(0xff), x), sticky);
-        return round_to_bf16(_mm256_cvtepi32_ps(_mm256_blendv_epi8(odd, x, small)));
+        return _mm256_cvtepi32_ps(_mm256_blendv_epi8(odd, x, small));
     } else if constexpr (std::is_same_v<From, std::uint32_t>) {
         const __m256i x = b.v;
         const __m256i small = _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 24), _mm256_setzero_si256());
         const __m256i sticky =
             _mm256_and_si256(_mm256_add_epi32(_mm256_and_si256(x, i32(0xff)), i32(0xff)), i32(0x100));
         const __m256i odd = _mm256_or_si256(_mm256_andnot_si256(i32(0xff), x), sticky);
-        return round_to_bf16(u32_to_f32(_mm256_blendv_epi8(odd, x, small)));
+        return u32_to_f32(_mm256_blendv_epi8(odd, x, small));
     } else if constexpr (is_lane32_int_v<From>) {
-        return round_to_bf16(_mm256_cvtepi32_ps(b.v));
+        return _mm256_cvtepi32_ps(b.v);
     } else if constexpr (is_lane64_int_v<From>) {
-        return round_to_bf16(f64_to_f32_odd(int64_to_f64_odd<From>(b.v[0]), int64_to_f64_odd<From>(b.v[1])));
+        return f64_to_f32_odd(int64_to_f64_odd<From>(b.v[0]), int64_to_f64_odd<From>(b.v[1]));
     } else if constexpr (std::is_same_v<From, double>) {
-        return round_to_bf16(f64_to_f32_odd(b.v[0], b.v[1]));
+        return f64_to_f32_odd(b.v[0], b.v[1]);
     } else {
-        return round_to_bf16(b.v);
+        return b.v;
     }
+}
+
+// b converted to bfloat16, as an f32 lane value.
+template <class From>
+__m256 to_bf16(const batch<From>& b) noexcept {
+    return round_to_bf16(to_bf16_unrounded(b));
 }
 
 template <class C>
@@ -440,6 +456,20 @@ batch<To> convert(const batch<From>& b) noexcept {
     }
 }
 
+/// convert<To>(b) for storing only: where To is f16 or bf16, a batch whose lanes hold f32 values not yet
+/// rounded to To ("unrounded"), which store, stream_store and store_partial round as they write, so storing it
+/// writes the bits that storing convert<To>(b) writes, with one conversion fewer (an f16 round trip is two
+/// F16C instructions). Any other operation on an unrounded batch is undefined. Other To: convert<To>(b).
+template <class To, class From>
+batch<To> convert_unrounded(const batch<From>& b) noexcept {
+    if constexpr (std::is_same_v<To, Eigen::half> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
+        return {detail::to_f16_unrounded(b)};
+    else if constexpr (std::is_same_v<To, Eigen::bfloat16> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
+        return {detail::to_bf16_unrounded(b)};
+    else
+        return convert<To>(b);
+}
+
 #else // portable batches
 
 /// Converts each lane with mixt::convert's semantics: `auto h = mixt::simd::convert<Eigen::half>(b);`
@@ -448,6 +478,12 @@ batch<To> convert(const batch<From>& b) noexcept {
     batch<To> r;
     for (int i = 0; i < lanes; ++i) r.v[i] = ::mixt::convert<To>(b.v[i]);
     return r;
+}
+
+/// convert<To>(b): the portable batches hold values of To, rounded.
+template <class To, class From>
+batch<To> convert_unrounded(const batch<From>& b) noexcept {
+    return convert<To>(b);
 }
 
 #endif // MIXT_SIMD_AVX2

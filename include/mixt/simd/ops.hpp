@@ -47,6 +47,17 @@ batch<R> apply(const Fn& fn, const batch<Ts>&... xs) {
         return apply_lanes<R>(fn, xs...);
 }
 
+/// apply<R>(fn, xs...) for storing only: where R is f16 or bf16 and the vector version computes in f32, a
+/// batch holding the f32 result not yet rounded to R, which the store rounds (see convert_unrounded in
+/// simd/convert.hpp): the same bits written, one conversion fewer. Otherwise apply<R>(fn, xs...).
+template <class R, class Fn, class... Ts>
+batch<R> apply_unrounded(const Fn& fn, const batch<Ts>&... xs) {
+    if constexpr (requires { detail::vectorized<R, Fn, Ts...>::template apply<false>(fn, xs...); })
+        return detail::vectorized<R, Fn, Ts...>::template apply<false>(fn, xs...);
+    else
+        return apply<R>(fn, xs...);
+}
+
 namespace detail {
 // Specialized by the vector back ends where `combined_store<T, Fn, A>::value`: `combined_store<T, Fn, A>::store
 // <ALeft>(out, a, p)` is apply_store's work, with the operand at p taken straight from memory.

@@ -4,7 +4,8 @@
 // AVX2 versions of the operations the fused loop meets most, as specializations of
 // simd::detail::vectorized (simd/ops.hpp). Each computes exactly what the scalar functor of
 // expr/functors.hpp computes, lane by lane:
-//   - f16/bf16 arithmetic runs in f32 and is rounded to the node's type once, by the batch conversion;
+//   - f16/bf16 arithmetic runs in f32 and is rounded to the node's type once, by the batch conversion
+//     (`apply<false>` leaves that rounding to the store: simd::apply_unrounded);
 //   - integer + - * run in 32-bit (or 64-bit) lanes and wrap to the node's width;
 //   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`), not MINPS's;
 //   - complex multiplication uses the textbook formula and falls back to the scalar definition for a batch
@@ -35,10 +36,11 @@ namespace fn = ::mixt::detail;
 template <class T>
 inline constexpr bool is_f32_batch_v = is_f32_lane_v<T>;
 
-// A float result rounded to the node's type T (a no-op for float).
-template <class T>
+// A float result rounded to the node's type T (a no-op for float), or with Round false left unrounded, for a
+// store to round (simd::apply_unrounded).
+template <class T, bool Round = true>
 inline batch<T> round_f32(__m256 r) noexcept {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (std::is_same_v<T, float> || !Round)
         return {r};
     else
         return simd::convert<T>(batch<float>{r});
@@ -109,9 +111,10 @@ inline __m256d minmax_pd(__m256d a, __m256d b) noexcept {
 template <class T, class Fn>
     requires(is_f32_batch_v<T> && (is_arith_v<Fn> || is_minmax_v<Fn>))
 struct vectorized<T, Fn, T, T> : std::true_type {
+    template <bool Round = true>
     static batch<T> apply(const Fn&, const batch<T>& a, const batch<T>& b) noexcept {
         if constexpr (is_arith_v<Fn>)
-            return round_f32<T>(arith_ps<Fn>(a.v, b.v));
+            return round_f32<T, Round>(arith_ps<Fn>(a.v, b.v));
         else
             return {minmax_ps<Fn>(a.v, b.v)}; // picks an operand: already of type T
     }
@@ -140,7 +143,10 @@ struct vectorized<T, fn::abs_fn, T> : std::true_type {
 template <class T>
     requires is_f32_batch_v<T>
 struct vectorized<T, fn::sqrt_fn, T> : std::true_type {
-    static batch<T> apply(const fn::sqrt_fn&, const batch<T>& a) noexcept { return round_f32<T>(_mm256_sqrt_ps(a.v)); }
+    template <bool Round = true>
+    static batch<T> apply(const fn::sqrt_fn&, const batch<T>& a) noexcept {
+        return round_f32<T, Round>(_mm256_sqrt_ps(a.v));
+    }
 };
 
 #if defined(EIGEN_VECTORIZE_AVX)
@@ -154,6 +160,7 @@ inline constexpr bool is_eigen_math_v =
 template <class T, class Fn>
     requires(is_f32_batch_v<T> && is_eigen_math_v<T, Fn>)
 struct vectorized<T, Fn, T> : std::true_type {
+    template <bool Round = true>
     static batch<T> apply(const Fn& f, const batch<T>& a) noexcept {
         using namespace Eigen::internal;
         const Packet8f x = a.v;
@@ -175,7 +182,7 @@ struct vectorized<T, Fn, T> : std::true_type {
         } else {
             r = ptanh(x);
         }
-        return round_f32<T>(r);
+        return round_f32<T, Round>(r);
     }
 };
 
@@ -195,6 +202,7 @@ inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
 }
 template <>
 struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
+    template <bool Round = true>
     static batch<Eigen::half> apply(const fn::exp_fn&, const batch<Eigen::half>& a) noexcept {
         const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
         __m256 t = _mm256_mul_ps(a.v, _mm256_set1_ps(1.44269504088896341f));
@@ -209,7 +217,7 @@ struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
         p = madd_ps(p, f, _mm256_set1_ps(1.0f));
         p = madd_ps(p, f, _mm256_set1_ps(1.0f));
         const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(s), _mm256_set1_epi32(127)), 23);
-        return round_f32<Eigen::half>(_mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+        return round_f32<Eigen::half, Round>(_mm256_mul_ps(p, _mm256_castsi256_ps(e)));
     }
 };
 #endif
