@@ -245,7 +245,7 @@ def method(context):
         "- Compiler: %s. Flags: `%s`." % (context.get("mixt_compiler", "?"), context.get("mixt_flags", "?")),
         "- Date: %s. Load average at the start: %s." % (date, context.get("mixt_load_avg", "?")),
         "- Method: %s mode, %s, wall-clock time; mixt_threads: "
-        "Eigen::ThreadPoolDevice with %s threads. Google Benchmark's library reports its own build as %s."
+        "Eigen::ThreadPoolDevice with %s threads (the caller and a pool of one fewer). Google Benchmark's library reports its own build as %s."
         % (context.get("mixt_mode", "?"), how, context.get("mixt_threads", "?"),
            context.get("library_build_type", "?")),
     ]

@@ -13,6 +13,7 @@
 //     Eigen::Tensor<float, 2> r = mixt::eval(mixt::lazy(a_i8) + b_f16 * c_f32 + 2);
 //     mixt::assign(r, mixt::lazy(a_i8) * 0.5, thread_pool_device);
 
+#include <algorithm>
 #include <cstddef>
 #include <sstream>
 #include <string>
@@ -129,15 +130,48 @@ inline constexpr bool is_thread_pool_device_v =
     false;
 #endif
 
+#if defined(EIGEN_USE_THREADS)
+/// A pass on a ThreadPoolDevice: [0, n) in `threads` contiguous ranges (multiples of 64 elements but the last),
+/// the first computed by the calling thread, the others by the pool's threads, then a wait for those. The
+/// caller computes its share instead of sleeping on a barrier while the pool works, as Eigen's parallelFor does
+/// when it makes more blocks than threads: waking a sleeping thread costs tens of microseconds on a virtual
+/// machine, which is most of a pass over 256K elements of f16 (0.5 MiB).
+template <class D, class K>
+void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, const Eigen::ThreadPoolDevice& device,
+                 int threads) {
+    if (threads <= 1 || n <= 64) {
+        run_kernel(dst, kernel, 0, n, options);
+        return;
+    }
+    const Eigen::Index chunk = ((n + threads - 1) / threads + 63) & ~Eigen::Index{63};
+    const int tasks = static_cast<int>((n + chunk - 1) / chunk);
+    if (tasks <= 1) {
+        run_kernel(dst, kernel, 0, n, options);
+        return;
+    }
+    Eigen::Barrier barrier(static_cast<unsigned>(tasks - 1));
+    for (int t = 1; t < tasks; ++t) {
+        const Eigen::Index first = t * chunk, last = std::min(n, first + chunk);
+        device.enqueueNoNotification([&barrier, &kernel, dst, first, last, options] {
+            run_kernel(dst, kernel, first, last, options);
+            barrier.Notify();
+        });
+    }
+    run_kernel(dst, kernel, 0, chunk, options);
+    barrier.Wait();
+}
+#endif
+
 template <class D, class E, class Device>
 void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
     const auto kernel = make_kernel<D>(e);
     const pass_options options = options_for(n, leaf_bytes_v<E> + sizeof(D));
     if constexpr (is_thread_pool_device_v<Device>) {
+        // As many threads as Eigen's cost model gives a pass of this size (1 for small ones).
         const Eigen::TensorOpCost cost(static_cast<double>(leaf_bytes_v<E>), sizeof(D), 8.0);
-        device.parallelFor(
-            n, cost, [](Eigen::Index size) { return (size + 63) & ~Eigen::Index{63}; },
-            [&](Eigen::Index first, Eigen::Index last) { run_kernel(dst, kernel, first, last, options); });
+        const int threads = Eigen::TensorCostModel<Eigen::ThreadPoolDevice>::numThreads(static_cast<double>(n), cost,
+                                                                                         device.numThreads());
+        run_on_pool(dst, kernel, n, options, device, threads);
     } else {
         run_kernel(dst, kernel, 0, n, options);
     }

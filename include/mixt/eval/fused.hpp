@@ -29,6 +29,7 @@
 #include "mixt/simd/convert.hpp"
 #include "mixt/simd/ops.hpp"
 #include "mixt/simd/stream.hpp"
+#include "mixt/simd/wide.hpp"
 
 namespace mixt::detail {
 
@@ -85,12 +86,18 @@ inline void prefetch_elements(const T* p, index_t i) noexcept {
 // the first n of them (no read past i + n), k.scalar(i) one element, and k.at_store(i) the batch for a store
 // only: for an f16 or bf16 node computed in f32, its lanes are not rounded yet, and the store rounds them
 // (simd::apply_unrounded, simd::convert_unrounded), which saves the round trip of the node's own rounding.
+// On AVX-512 targets, k.wide_at(i) and k.wide_at_store(i) are the same for the 16 elements [i, i + 16), as
+// simd::wide::batch values, where wide_kernel_v<K> (only then are they instantiated).
 template <class T>
 struct leaf_kernel {
     const T* p;
     simd::batch<T> at(index_t i) const { return simd::load(p + i); }
     simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(p + i, n); }
     simd::batch<T> at_store(index_t i) const { return at(i); }
+#if MIXT_SIMD_AVX512
+    auto wide_at(index_t i) const { return simd::wide::load(p + i); }
+    auto wide_at_store(index_t i) const { return wide_at(i); }
+#endif
     T scalar(index_t i) const { return p[i]; }
     template <index_t Count>
     void prefetch(index_t i) const { prefetch_elements<Count>(p, i); }
@@ -103,6 +110,10 @@ struct const_kernel {
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
     const simd::batch<T>& at_store(index_t) const { return v; }
+#if MIXT_SIMD_AVX512
+    auto wide_at(index_t) const { return simd::wide::broadcast(s); } // hoisted out of the loop
+    auto wide_at_store(index_t i) const { return wide_at(i); }
+#endif
     T scalar(index_t) const { return s; }
     template <index_t Count>
     void prefetch(index_t) const {}
@@ -114,6 +125,10 @@ struct convert_kernel {
     simd::batch<S> at(index_t i) const { return simd::convert<S>(k.at(i)); }
     simd::batch<S> at_partial(index_t i, int n) const { return simd::convert<S>(k.at_partial(i, n)); }
     simd::batch<S> at_store(index_t i) const { return simd::convert_unrounded<S>(k.at(i)); }
+#if MIXT_SIMD_AVX512
+    auto wide_at(index_t i) const { return simd::wide::convert<S>(k.wide_at(i)); }
+    auto wide_at_store(index_t i) const { return simd::wide::convert_unrounded<S>(k.wide_at(i)); }
+#endif
     S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
     template <index_t Count>
     void prefetch(index_t i) const { k.template prefetch<Count>(i); }
@@ -132,6 +147,15 @@ struct op_kernel {
     simd::batch<R> at_store(index_t i) const {
         return std::apply([&](const auto&... k) { return simd::apply_unrounded<R>(Fn{}, k.at(i)...); }, ks);
     }
+#if MIXT_SIMD_AVX512
+    auto wide_at(index_t i) const {
+        return std::apply([&](const auto&... k) { return simd::wide::apply<R>(Fn{}, k.wide_at(i)...); }, ks);
+    }
+    auto wide_at_store(index_t i) const {
+        return std::apply([&](const auto&... k) { return simd::wide::apply_unrounded<R>(Fn{}, k.wide_at(i)...); },
+                          ks);
+    }
+#endif
     R scalar(index_t i) const {
         return std::apply([&](const auto&... k) { return static_cast<R>(Fn{}(k.scalar(i)...)); }, ks);
     }
@@ -160,6 +184,23 @@ struct literal_compare_kernel {
     simd::batch<bool> at(index_t i) const { return compute(k.at(i)); }
     simd::batch<bool> at_partial(index_t i, int n) const { return compute(k.at_partial(i, n)); }
     simd::batch<bool> at_store(index_t i) const { return at(i); }
+#if MIXT_SIMD_AVX512
+    auto wide_at(index_t i) const {
+        const auto a = k.wide_at(i);
+        if (f.fits) [[likely]] {
+            const auto lit = simd::wide::broadcast(f.converted); // hoisted out of the loop
+            return LiteralLeft ? simd::wide::apply<bool>(Fn{}, lit, a) : simd::wide::apply<bool>(Fn{}, a, lit);
+        }
+        return compare_exact_wide(f, a);
+    }
+    auto wide_at_store(index_t i) const { return wide_at(i); }
+    // compare_exact on each half.
+    template <class B>
+    MIXT_COLD static auto compare_exact_wide(const literal_compare_functor<Fn, LiteralLeft, J, L>& f, const B& a) {
+        return simd::wide::join_bool(simd::apply<bool>(f, simd::wide::half_batch(a, 0)),
+                                     simd::apply<bool>(f, simd::wide::half_batch(a, 1)));
+    }
+#endif
     bool scalar(index_t i) const { return f(k.scalar(i)); }
     template <index_t Count>
     void prefetch(index_t i) const { k.template prefetch<Count>(i); }
@@ -282,14 +323,67 @@ struct narrow_kernel<op_kernel<Fn, R, Ks...>>
 template <class D, class K>
 inline constexpr bool use_block_loop_v = block_kernel_v<K> && (sizeof(D) < 4 || narrow_kernel<K>::value);
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
-inline constexpr bool wide_target = true;
-#else
-inline constexpr bool wide_target = false;
-#endif
+
+// The value type of a kernel's batches.
+template <class K>
+struct kernel_value;
+template <class T>
+struct kernel_value<leaf_kernel<T>> {
+    using type = T;
+};
+template <class T>
+struct kernel_value<const_kernel<T>> {
+    using type = T;
+};
+template <class S, class K>
+struct kernel_value<convert_kernel<S, K>> {
+    using type = S;
+};
+template <class Fn, class R, class... Ks>
+struct kernel_value<op_kernel<Fn, R, Ks...>> {
+    using type = R;
+};
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+struct kernel_value<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> {
+    using type = bool;
+};
+template <class K>
+using kernel_value_t = typename kernel_value<K>::type;
+
+// Whether every node of a kernel has a 16-lane version (simd/wide.hpp): leaves, literals and nodes of f16,
+// bf16, f32, bool and 8- to 32-bit integers; conversions to f16, bf16 and f32; f32-lane arithmetic, min/max,
+// neg, abs, sqrt, comparisons, where, logical ops, and exp of f16 (simd::wide::supported_v).
+template <class K>
+struct wide_kernel : std::false_type {};
+template <class T>
+struct wide_kernel<leaf_kernel<T>> : std::bool_constant<simd::wide::has_batch_v<T>> {};
+template <class T>
+struct wide_kernel<const_kernel<T>> : std::bool_constant<simd::wide::has_batch_v<T>> {};
+template <class S, class K>
+struct wide_kernel<convert_kernel<S, K>>
+    : std::bool_constant<wide_kernel<K>::value && simd::wide::convertible_v<S, kernel_value_t<K>>> {};
+template <class Fn, class R, class... Ks>
+struct wide_kernel<op_kernel<Fn, R, Ks...>>
+    : std::bool_constant<(wide_kernel<Ks>::value && ...) && simd::wide::supported_v<R, Fn, kernel_value_t<Ks>...>> {};
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+struct wide_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>
+    : std::bool_constant<wide_kernel<K>::value && simd::wide::supported_v<bool, Fn, J, J>> {};
+
+/// Whether run_range runs the 16-lane loop (AVX-512 targets): for results of f16, bf16 and f32 whose every
+/// node has a wide version. It comes first: where the block loop could run too (f32 arithmetic), the
+/// compiler's vectorization of it uses 256-bit registers under GCC's tuning for most AVX-512 CPUs.
+template <class D, class K>
+inline constexpr bool wide_loop_v =
+    simd::avx512 && (std::is_same_v<D, float> || std::is_same_v<D, Eigen::half> || std::is_same_v<D, Eigen::bfloat16>) &&
+    wide_kernel<K>::value;
+
 /// Whether run_range<Prefetch, Stream> runs the block loop.
 template <bool Stream, class D, class K>
-inline constexpr bool block_loop_v = use_block_loop_v<D, K> || (!Stream && wide_target && block_kernel_v<K>);
+inline constexpr bool block_loop_v =
+    !wide_loop_v<D, K> && (use_block_loop_v<D, K> || (!Stream && simd::avx512 && block_kernel_v<K>));
+
+/// How many wide batches run_range computes per iteration of the 16-lane loop.
+inline constexpr int wide_unroll = 4;
 
 inline constexpr index_t block_length = 64;
 
@@ -357,13 +451,14 @@ inline constexpr bool store_as_computed_v = combined_root_v<D, K> || sizeof(D) =
 /// through memory the caller owns (a reference, or a by-value parameter, which the x86-64 ABI passes by
 /// hidden reference once it holds a vector register) would have its pointers and broadcast literals reloaded
 /// after every store, while a local whose address never escapes lives in registers.
-/// With Stream (batch loop only), whole batches are written with simd::stream_store, so out + (i - begin)
-/// must be aligned to simd::stream_store_alignment<D> at every multiple of 8 elements from begin.
+/// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
+/// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
+/// of 16 elements from begin.
 ///
 /// The loop is MIXT_FLATTEN: the whole kernel inlines into it, so the tree's arithmetic runs in registers.
 template <bool Prefetch, bool Stream, class D, class K>
 MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end) {
-    static_assert(!(Stream && use_block_loop_v<D, K>), "mixt: the block loop has no streaming stores");
+    static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
     const K k = kernel;
     constexpr index_t w = simd::lanes;
     const auto put = [](D* p, const simd::batch<D>& b) {
@@ -373,6 +468,22 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
             simd::store(p, b);
     };
     index_t i = begin;
+#if MIXT_SIMD_AVX512
+    if constexpr (wide_loop_v<D, K>) {
+        // 16 lanes at a time, each result stored as soon as it is computed; the 8-lane loop below does the rest.
+        constexpr index_t ww = simd::wide::lanes;
+        constexpr int u = wide_unroll;
+        for (; i + u * ww <= end; i += u * ww) {
+            if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+            [&]<int... J>(std::integer_sequence<int, J...>) {
+                if constexpr (Stream)
+                    (simd::wide::stream_store(out + (i - begin) + J * ww, k.wide_at_store(i + J * ww)), ...);
+                else
+                    (simd::wide::store(out + (i - begin) + J * ww, k.wide_at_store(i + J * ww)), ...);
+            }(std::make_integer_sequence<int, u>{});
+        }
+    }
+#endif
     if constexpr (block_loop_v<Stream, D, K>) {
         for (; i + block_length <= end; i += block_length) {
             D* const o = out + (i - begin);
@@ -386,11 +497,14 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
             if constexpr (Stream) {
-                // Each result streamed as soon as it is computed: the streaming stores leave at an even pace,
-                // which measured a few percent faster at DRAM sizes than four in a row.
+                static_assert(u % 2 == 0);
+                // The results streamed two batches at a time as soon as they are computed: the streaming stores
+                // leave at an even pace, which measured a few percent faster at DRAM sizes than four in a row.
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (put(out + (i - begin) + J * w, k.at_store(i + J * w)), ...);
-                }(std::make_integer_sequence<int, u>{});
+                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, k.at_store(i + 2 * J * w),
+                                             k.at_store(i + (2 * J + 1) * w)),
+                     ...);
+                }(std::make_integer_sequence<int, u / 2>{});
             } else if constexpr (store_as_computed_v<D, K>) {
                 [&]<int... J>(std::integer_sequence<int, J...>) {
                     (store_batch(out + (i - begin) + J * w, k, i + J * w), ...);
@@ -481,14 +595,23 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
 /// rather than through write_streamed's buffer (the block loop, portable batches). Straight is faster: the
 /// buffer costs a load and a store per 32 bytes, and its bursts of streaming stores stall the loop.
 template <class D, class K>
-inline constexpr bool direct_streaming_v = simd::avx2 && !use_block_loop_v<D, K>;
+inline constexpr bool direct_streaming_v = simd::avx2 && !block_loop_v<true, D, K>;
+
+/// The alignment run_range<Prefetch, true> needs of its destination (see run_range).
+template <class D, class K>
+inline constexpr std::size_t stream_alignment_v = [] {
+    if constexpr (wide_loop_v<D, K>)
+        return std::max(simd::wide::stream_alignment<D>, simd::stream_pair_alignment<D>);
+    else
+        return simd::stream_pair_alignment<D>;
+}();
 
 /// Writes elements [begin, end) of dst with run_range's streaming stores: the elements before the first
 /// address aligned for them with ordinary stores, the rest streamed. A destination whose elements never reach
 /// such an address (a complex<double> array that is 8 but not 16-byte aligned) is written without streaming.
 template <bool Prefetch, class D, class K>
 void run_streamed(D* dst, const K& kernel, index_t begin, index_t end) {
-    constexpr std::size_t alignment = simd::stream_store_alignment<D>;
+    constexpr std::size_t alignment = stream_alignment_v<D, K>;
     const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % alignment;
     const std::size_t to_boundary = misaligned == 0 ? 0 : alignment - misaligned;
     if (to_boundary % sizeof(D) != 0) {

@@ -25,6 +25,16 @@
 #define MIXT_SIMD_F16C 0
 #endif
 
+// MIXT_SIMD_AVX512 is 1 where the AVX2 batches are on and the target has AVX-512 F, BW, DQ and VL (x86-64-v4,
+// -march=native on Skylake-X, Zen 4 or later): the fused loop then runs 16-lane batches (mixt/simd/wide.hpp)
+// for the expressions they cover. Define MIXT_SIMD_NO_AVX512 to keep to the 8-lane batches.
+#if MIXT_SIMD_AVX2 && MIXT_SIMD_F16C && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
+    defined(__AVX512VL__) && !defined(MIXT_SIMD_NO_AVX512)
+#define MIXT_SIMD_AVX512 1
+#else
+#define MIXT_SIMD_AVX512 0
+#endif
+
 // MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp; a
 // comparison with a literal that does not fit, and the error paths of the checks before a write): never
 // inlined and laid out away from the hot code, so that the code calling it stays small.
@@ -51,6 +61,9 @@ inline constexpr bool avx2 = MIXT_SIMD_AVX2 != 0;
 
 /// Whether f16 <-> f32 batch conversions use F16C instructions (else a per-lane loop).
 inline constexpr bool f16c = MIXT_SIMD_F16C != 0;
+
+/// Whether the fused loop has 16-lane AVX-512 batches (mixt/simd/wide.hpp) besides the 8-lane ones.
+inline constexpr bool avx512 = MIXT_SIMD_AVX512 != 0;
 
 } // namespace mixt::simd
 

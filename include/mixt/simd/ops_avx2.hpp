@@ -187,12 +187,17 @@ struct vectorized<T, Fn, T> : std::true_type {
 };
 
 // exp of a half node: the result has 11 significant bits, so a degree-5 polynomial for 2^f on
-// [-0.5, 0.5] (relative error < 3e-6, against half's 4.9e-4 ulp) replaces Eigen's full-precision pexp;
+// [-0.5, 0.5] (Taylor's, in f itself: coefficients ln2^k / k!; relative error < 3e-6, against half's 4.9e-4
+// ulp) replaces Eigen's full-precision pexp;
 // the value is then rounded to half once, like every f16 node. Inputs beyond half's range saturate through
 // the clamp of the exponent (to +inf and 0 after rounding). The clamp keeps a NaN (MAXPS and MINPS return
 // their second operand when one is NaN), and every later step carries it, sign and payload included.
 // n = round(t) is the "magic number" rounding: adding 1.5 * 2^23 leaves round(t) in the low mantissa
 // bits, whose value shifted into the exponent field (mod 2^32) is 2^n's bits.
+// ln2^k / k!, k = 0..5: 2^f = sum of exp2_taylor[k] * f^k + O(f^6). Shared with the 16-lane version
+// (simd/wide.hpp), so both compute the same f32 value.
+inline constexpr float exp2_taylor[6] = {1.0f, 0.693147180559945309f, 0.240226506959100712f, 0.0555041086648215800f,
+                                         0.00961812910762847717f, 0.00133335581464284434f};
 inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
 #if defined(__FMA__)
     return _mm256_fmadd_ps(a, b, c);
@@ -209,13 +214,13 @@ struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
         t = _mm256_min_ps(_mm256_set1_ps(40.0f), _mm256_max_ps(_mm256_set1_ps(-40.0f), t));
         const __m256 s = _mm256_add_ps(t, magic);
         const __m256 n = _mm256_sub_ps(s, magic);
-        const __m256 f = _mm256_mul_ps(_mm256_sub_ps(t, n), _mm256_set1_ps(0.693147180559945309f)); // f*ln2
-        __m256 p = _mm256_set1_ps(1.0f / 120.0f);
-        p = madd_ps(p, f, _mm256_set1_ps(1.0f / 24.0f));
-        p = madd_ps(p, f, _mm256_set1_ps(1.0f / 6.0f));
-        p = madd_ps(p, f, _mm256_set1_ps(0.5f));
-        p = madd_ps(p, f, _mm256_set1_ps(1.0f));
-        p = madd_ps(p, f, _mm256_set1_ps(1.0f));
+        const __m256 f = _mm256_sub_ps(t, n);
+        __m256 p = _mm256_set1_ps(exp2_taylor[5]);
+        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[4]));
+        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[3]));
+        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[2]));
+        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[1]));
+        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[0]));
         const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(s), _mm256_set1_epi32(127)), 23);
         return round_f32<Eigen::half, Round>(_mm256_mul_ps(p, _mm256_castsi256_ps(e)));
     }

@@ -1,0 +1,451 @@
+#ifndef MIXT_SIMD_WIDE_HPP
+#define MIXT_SIMD_WIDE_HPP
+
+// mixt::simd::wide::batch<T>: 16 elements in one AVX-512 register, for the expressions of f16, bf16 and f32
+// arithmetic (with 8- to 32-bit integer and bool leaves) that the fused loop runs 16 lanes at a time on
+// AVX-512 targets (MIXT_SIMD_AVX512, mixt/simd/arch.hpp). It mirrors simd::batch's layout at twice the width:
+//   - f16, bf16, float: one __m512 `v` holding each element's exact float value (f16 and bf16 arithmetic runs
+//     in f32 and is rounded to the node's type once, as in the 8-lane batches);
+//   - u8, i8, u16, i16, u32, i32: one __m512i `v`, 16 x 32-bit lanes holding the value zero- or sign-extended;
+//   - bool: an AVX-512 mask register `m`, one bit per element.
+// Every operation computes what the 8-lane version computes, lane for lane, with the same instructions at
+// twice the width, so results do not depend on which loop ran: `wide::supported_v<R, Fn, Ts...>` says which
+// operations exist, `wide::convertible_v<To, From>` which conversions (to f16, bf16 and f32 only, and only
+// where one rounding gives the result: i32 -> f16 would round twice).
+//
+//   #if MIXT_SIMD_AVX512
+//   auto x = mixt::simd::wide::load(p);                                    // wide::batch<Eigen::half>
+//   mixt::simd::wide::store(q, mixt::simd::wide::convert<float>(x));       // 16 floats
+//   #endif
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "mixt/simd/arch.hpp"
+#include "mixt/simd/batch.hpp"
+#include "mixt/simd/convert.hpp"
+#include "mixt/simd/ops.hpp"
+
+namespace mixt::simd::wide {
+
+#if MIXT_SIMD_AVX512
+
+// GCC 12's AVX-512 intrinsics pass a self-initialized `_mm512_undefined_*()` register to their builtins, which
+// -Wuninitialized and -Wmaybe-uninitialized report wherever they are inlined (GCC bug 105593, fixed in GCC
+// 13); GCC checks the pragma along the inlining chain, so it covers the callers of these functions too.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define MIXT_WIDE_DIAGNOSTICS_PUSHED 1
+#endif
+
+/// The number of elements in a wide batch.
+inline constexpr int lanes = 16;
+
+namespace detail {
+namespace fn = ::mixt::detail;
+using ::mixt::simd::detail::is_f32_lane_v;
+
+template <class T>
+inline constexpr bool is_int_lane_v = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
+                                      std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t> ||
+                                      std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>;
+} // namespace detail
+
+/// Whether wide::batch<T> exists.
+template <class T>
+inline constexpr bool has_batch_v =
+    detail::is_f32_lane_v<T> || detail::is_int_lane_v<T> || std::is_same_v<T, bool>;
+
+template <class T>
+struct batch;
+template <class T>
+    requires detail::is_f32_lane_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m512 v;
+};
+template <class T>
+    requires detail::is_int_lane_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m512i v;
+};
+template <>
+struct batch<bool> {
+    using value_type = bool;
+    __mmask16 m;
+};
+
+/// The alignment stream_store needs of its destination: the bytes of a wide batch of T (f16, bf16, f32).
+template <class T>
+inline constexpr std::size_t stream_alignment = sizeof(T) * lanes;
+
+namespace detail {
+
+// bf16 bits (in the high half of each 32-bit lane) to their f32 value; a signaling NaN is quieted, as the
+// 8-lane load does (simd::detail::bf16x8_to_f32).
+inline __m512 bf16_high_to_f32(__m512i bits) noexcept {
+    const __m512 f = _mm512_castsi512_ps(bits);
+    const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    return _mm512_mask_or_ps(f, nan, f, _mm512_castsi512_ps(_mm512_set1_epi32(0x00400000)));
+}
+
+// f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
+inline __m512i f32_to_bf16_high(__m512 f) noexcept {
+    const __m512i b = _mm512_castps_si512(f);
+    const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_add_epi32(b, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+    const __m512i quiet = _mm512_or_si512(b, _mm512_set1_epi32(0x00400000));
+    return _mm512_and_si512(_mm512_mask_blend_epi32(nan, rounded, quiet),
+                            _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
+}
+
+// The 16 elements of a batch of f16 or bf16, rounded, in memory order.
+template <class T>
+__m256i packed_u16(const batch<T>& b) noexcept {
+    if constexpr (std::is_same_v<T, Eigen::half>)
+        return _mm512_cvtps_ph(b.v, _MM_FROUND_TO_NEAREST_INT);
+    else
+        return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(b.v), 16));
+}
+
+} // namespace detail
+
+/// Loads 16 contiguous elements (no alignment needed).
+template <class T>
+    requires has_batch_v<T>
+batch<T> load(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, bool>) {
+        // A bool's storage is one byte; any nonzero byte is true.
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        return {_mm_test_epi8_mask(bytes, bytes)};
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+        return {_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::int8_t>) {
+        return {_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+        return {_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::int16_t>) {
+        return {_mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+    } else if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>) {
+        return {_mm512_loadu_si512(p)};
+    } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        return {_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+    } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return {detail::bf16_high_to_f32(_mm512_slli_epi32(w, 16))};
+    } else {
+        return {_mm512_loadu_ps(p)};
+    }
+}
+
+/// All 16 lanes equal to x.
+template <class T>
+    requires has_batch_v<T>
+batch<T> broadcast(T x) noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+        return {static_cast<__mmask16>(x ? 0xffff : 0)};
+    else if constexpr (detail::is_int_lane_v<T>)
+        return {_mm512_set1_epi32(static_cast<int>(x))};
+    else
+        return {_mm512_set1_ps(static_cast<float>(x))};
+}
+
+/// Stores 16 contiguous elements of f16, bf16 or f32 (rounding f16 and bf16 lanes to nearest even).
+template <class T>
+    requires detail::is_f32_lane_v<T>
+void store(T* p, const batch<T>& b) noexcept {
+    if constexpr (std::is_same_v<T, float>)
+        _mm512_storeu_ps(p, b.v);
+    else
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), detail::packed_u16(b));
+}
+
+/// store(p, b) with a streaming (non-temporal) store: p must be aligned to stream_alignment<T>.
+template <class T>
+    requires detail::is_f32_lane_v<T>
+void stream_store(T* p, const batch<T>& b) noexcept {
+    if constexpr (std::is_same_v<T, float>)
+        _mm512_stream_ps(p, b.v);
+    else
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), detail::packed_u16(b));
+}
+
+/// Lanes 8h .. 8h + 7 of b as an 8-lane batch (h is 0 or 1).
+template <class T>
+    requires(detail::is_f32_lane_v<T> || detail::is_int_lane_v<T>)
+simd::batch<T> half_batch(const batch<T>& b, int h) noexcept {
+    if constexpr (detail::is_f32_lane_v<T>)
+        return {h == 0 ? _mm512_castps512_ps256(b.v) : _mm512_extractf32x8_ps(b.v, 1)};
+    else
+        return {h == 0 ? _mm512_castsi512_si256(b.v) : _mm512_extracti32x8_epi32(b.v, 1)};
+}
+
+/// The wide batch of bool whose lanes are lo's then hi's.
+inline batch<bool> join_bool(const simd::batch<bool>& lo, const simd::batch<bool>& hi) noexcept {
+    const unsigned l = _mm256_test_epi32_mask(lo.v, lo.v);
+    const unsigned h = _mm256_test_epi32_mask(hi.v, hi.v);
+    return {static_cast<__mmask16>(l | (h << 8))};
+}
+
+// --- conversions ----------------------------------------------------------------------------------------
+
+/// Whether convert<To>(batch<From>) exists: To is f16, bf16 or f32, and From's value reaches To with one
+/// rounding (f32 from any batch type; f16 and bf16 from f16, bf16, f32, bool and integers of up to 16 bits,
+/// whose values f32 holds exactly).
+template <class To, class From>
+inline constexpr bool convertible_v =
+    has_batch_v<From> && detail::is_f32_lane_v<To> &&
+    (std::is_same_v<To, float> || std::is_same_v<To, From> || detail::is_f32_lane_v<From> ||
+     std::is_same_v<From, bool> || (detail::is_int_lane_v<From> && sizeof(From) <= 2));
+
+namespace detail {
+// From's value as f32 lanes: exact, except i32 and u32 to f32, rounded to nearest even.
+template <class From>
+__m512 value_f32(const batch<From>& b) noexcept {
+    if constexpr (is_f32_lane_v<From>)
+        return b.v;
+    else if constexpr (std::is_same_v<From, bool>)
+        return _mm512_maskz_mov_ps(b.m, _mm512_set1_ps(1.0f));
+    else if constexpr (std::is_same_v<From, std::uint32_t>)
+        return _mm512_cvtepu32_ps(b.v);
+    else
+        return _mm512_cvtepi32_ps(b.v);
+}
+
+// f32 lanes rounded to T (f16, bf16, or float: unchanged), kept as f32 values.
+template <class T>
+__m512 round_to(__m512 f) noexcept {
+    if constexpr (std::is_same_v<T, Eigen::half>)
+        return _mm512_cvtph_ps(_mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
+        return _mm512_castsi512_ps(f32_to_bf16_high(f));
+    else
+        return f;
+}
+
+// An f32 result rounded to T, or with Round false left unrounded for a store to round.
+template <class T, bool Round>
+batch<T> result(__m512 f) noexcept {
+    if constexpr (Round)
+        return {round_to<T>(f)};
+    else
+        return {f};
+}
+} // namespace detail
+
+/// Converts each lane with mixt::convert's semantics (where convertible_v<To, From>).
+template <class To, class From>
+    requires convertible_v<To, From>
+batch<To> convert(const batch<From>& b) noexcept {
+    if constexpr (std::is_same_v<To, From>)
+        return b;
+    else
+        return {detail::round_to<To>(detail::value_f32(b))};
+}
+
+/// convert<To>(b) for storing only: an f16 or bf16 batch not yet rounded, which store and stream_store round
+/// (simd::convert_unrounded). Any other use of such a batch is undefined.
+template <class To, class From>
+    requires convertible_v<To, From>
+batch<To> convert_unrounded(const batch<From>& b) noexcept {
+    if constexpr (std::is_same_v<To, From>)
+        return b;
+    else
+        return {detail::value_f32(b)};
+}
+
+// --- operations -----------------------------------------------------------------------------------------
+
+namespace detail {
+
+template <class Fn>
+inline constexpr bool is_arith_v = ::mixt::simd::detail::is_arith_v<Fn>;
+template <class Fn>
+inline constexpr bool is_minmax_v = ::mixt::simd::detail::is_minmax_v<Fn>;
+template <class Fn>
+inline constexpr bool is_compare_v = ::mixt::simd::detail::is_compare_v<Fn>;
+
+template <class Fn>
+constexpr int int_predicate() {
+    if constexpr (std::is_same_v<Fn, fn::equal_fn>) return _MM_CMPINT_EQ;
+    else if constexpr (std::is_same_v<Fn, fn::not_equal_fn>) return _MM_CMPINT_NE;
+    else if constexpr (std::is_same_v<Fn, fn::less_fn>) return _MM_CMPINT_LT;
+    else if constexpr (std::is_same_v<Fn, fn::less_equal_fn>) return _MM_CMPINT_LE;
+    else if constexpr (std::is_same_v<Fn, fn::greater_fn>) return _MM_CMPINT_NLE;
+    else return _MM_CMPINT_NLT;
+}
+// A variable, not a call: at -O0 GCC's intrinsics are macros whose immediate must be a plain constant.
+template <class Fn>
+inline constexpr int int_predicate_v = int_predicate<Fn>();
+
+template <class Fn>
+inline __m512 arith(__m512 a, __m512 b) noexcept {
+    if constexpr (std::is_same_v<Fn, fn::add_fn>) return _mm512_add_ps(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::sub_fn>) return _mm512_sub_ps(a, b);
+    else if constexpr (std::is_same_v<Fn, fn::mul_fn>) return _mm512_mul_ps(a, b);
+    else return _mm512_div_ps(a, b);
+}
+
+// minimum/maximum in the functors' order of tests (simd::detail::minmax_ps): a NaN operand first, then b < a.
+template <class Fn>
+inline __m512 minmax(__m512 a, __m512 b) noexcept {
+    const __mmask16 take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ)
+                                                                : _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+    __m512 r = _mm512_mask_blend_ps(take_b, a, b);
+    r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q), r, b);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), r, a);
+}
+
+#if defined(EIGEN_VECTORIZE_AVX) // as the 8-lane version
+// exp of a half node: simd::detail::vectorized<Eigen::half, exp_fn, Eigen::half> (ops_avx2.hpp) at 16 lanes,
+// the same f32 value before the rounding to half: n = round(t) by VRNDSCALEPS rather than the magic-number
+// add (both round to nearest even, |t| <= 40), and p * 2^n by VSCALEFPS rather than by building 2^n's bits
+// (both exact: p * 2^n is a normal f32 for p in [0.7, 1.42] and |n| <= 40; a NaN p is returned as it is).
+inline __m512 exp_half(__m512 x) noexcept {
+    using ::mixt::simd::detail::exp2_taylor;
+    __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f));
+    t = _mm512_min_ps(_mm512_set1_ps(40.0f), _mm512_max_ps(_mm512_set1_ps(-40.0f), t));
+    const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 f = _mm512_sub_ps(t, n);
+    __m512 p = _mm512_set1_ps(exp2_taylor[5]);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[4]));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[3]));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[2]));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[1]));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[0]));
+    return _mm512_scalef_ps(p, n);
+}
+#endif
+
+// What the fused loop may ask of wide batches: vectorized<R, Fn, Ts...>::value, and apply<Round>(xs...).
+template <class R, class Fn, class... Ts>
+struct vectorized : std::false_type {};
+
+template <class T, class Fn>
+    requires(is_f32_lane_v<T> && (is_arith_v<Fn> || is_minmax_v<Fn>))
+struct vectorized<T, Fn, T, T> : std::true_type {
+    template <bool Round>
+    static batch<T> apply(const batch<T>& a, const batch<T>& b) noexcept {
+        if constexpr (is_arith_v<Fn>)
+            return result<T, Round>(arith<Fn>(a.v, b.v));
+        else
+            return {minmax<Fn>(a.v, b.v)}; // picks an operand: already of type T
+    }
+};
+template <class T, class Fn>
+    requires((is_f32_lane_v<T> || is_int_lane_v<T>) && is_compare_v<Fn>)
+struct vectorized<bool, Fn, T, T> : std::true_type {
+    template <bool Round>
+    static batch<bool> apply(const batch<T>& a, const batch<T>& b) noexcept {
+        if constexpr (is_f32_lane_v<T>)
+            return {_mm512_cmp_ps_mask(a.v, b.v, ::mixt::simd::detail::compare_predicate_v<Fn>)};
+        else if constexpr (std::is_same_v<T, std::uint32_t>)
+            return {_mm512_cmp_epu32_mask(a.v, b.v, int_predicate_v<Fn>)};
+        else // the lanes hold the values sign- or zero-extended: a signed compare orders them
+            return {_mm512_cmp_epi32_mask(a.v, b.v, int_predicate_v<Fn>)};
+    }
+};
+template <class T>
+    requires is_f32_lane_v<T>
+struct vectorized<T, fn::neg_fn, T> : std::true_type {
+    template <bool Round>
+    static batch<T> apply(const batch<T>& a) noexcept {
+        return {_mm512_xor_ps(a.v, _mm512_set1_ps(-0.0f))};
+    }
+};
+template <class T>
+    requires is_f32_lane_v<T>
+struct vectorized<T, fn::abs_fn, T> : std::true_type {
+    template <bool Round>
+    static batch<T> apply(const batch<T>& a) noexcept {
+        return {_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a.v)};
+    }
+};
+template <class T>
+    requires is_f32_lane_v<T>
+struct vectorized<T, fn::sqrt_fn, T> : std::true_type {
+    template <bool Round>
+    static batch<T> apply(const batch<T>& a) noexcept {
+        return result<T, Round>(_mm512_sqrt_ps(a.v));
+    }
+};
+#if defined(EIGEN_VECTORIZE_AVX)
+template <>
+struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
+    template <bool Round>
+    static batch<Eigen::half> apply(const batch<Eigen::half>& a) noexcept {
+        return result<Eigen::half, Round>(exp_half(a.v));
+    }
+};
+#endif
+template <class T>
+    requires is_f32_lane_v<T>
+struct vectorized<T, fn::where_fn, bool, T, T> : std::true_type {
+    template <bool Round>
+    static batch<T> apply(const batch<bool>& c, const batch<T>& x, const batch<T>& y) noexcept {
+        return {_mm512_mask_blend_ps(c.m, y.v, x.v)};
+    }
+};
+template <>
+struct vectorized<bool, fn::logical_not_fn, bool> : std::true_type {
+    template <bool Round>
+    static batch<bool> apply(const batch<bool>& a) noexcept {
+        return {static_cast<__mmask16>(~a.m)};
+    }
+};
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::logical_and_fn> || std::is_same_v<Fn, fn::logical_or_fn>)
+struct vectorized<bool, Fn, bool, bool> : std::true_type {
+    template <bool Round>
+    static batch<bool> apply(const batch<bool>& a, const batch<bool>& b) noexcept {
+        return {static_cast<__mmask16>(std::is_same_v<Fn, fn::logical_and_fn> ? (a.m & b.m) : (a.m | b.m))};
+    }
+};
+
+} // namespace detail
+
+/// Whether apply<R>(fn, batch<Ts>...) exists.
+template <class R, class Fn, class... Ts>
+inline constexpr bool supported_v = detail::vectorized<R, Fn, Ts...>::value;
+
+/// The per-element functor fn on every lane, the result rounded to R: what simd::apply<R> computes.
+template <class R, class Fn, class... Ts>
+    requires supported_v<R, Fn, Ts...>
+batch<R> apply(const Fn&, const batch<Ts>&... xs) noexcept {
+    return detail::vectorized<R, Fn, Ts...>::template apply<true>(xs...);
+}
+
+/// apply<R> for storing only: an f16 or bf16 result not yet rounded, which the store rounds.
+template <class R, class Fn, class... Ts>
+    requires supported_v<R, Fn, Ts...>
+batch<R> apply_unrounded(const Fn&, const batch<Ts>&... xs) noexcept {
+    return detail::vectorized<R, Fn, Ts...>::template apply<false>(xs...);
+}
+
+#if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
+#pragma GCC diagnostic pop
+#undef MIXT_WIDE_DIAGNOSTICS_PUSHED
+#endif
+
+#else
+
+inline constexpr int lanes = 16;
+template <class T>
+inline constexpr bool has_batch_v = false;
+template <class T>
+inline constexpr std::size_t stream_alignment = 0;
+template <class To, class From>
+inline constexpr bool convertible_v = false;
+template <class R, class Fn, class... Ts>
+inline constexpr bool supported_v = false;
+
+#endif // MIXT_SIMD_AVX512
+
+} // namespace mixt::simd::wide
+
+#endif // MIXT_SIMD_WIDE_HPP

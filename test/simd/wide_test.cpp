@@ -1,0 +1,353 @@
+// mixt::simd::wide (the 16-lane AVX-512 batches) against the definitions it must reproduce bit for bit:
+//   - loads, conversions and stores against the scalar mixt::convert: 8- and 16-bit sources exhaustively (every
+//     f16 and bf16 pattern, every 8- and 16-bit integer), f32 sources on every rounding tie of f16 and bf16 and
+//     on edge and random values, 32-bit integers on edges and random values;
+//   - every operation against the 8-lane simd::apply on the same inputs (ops_test checks those against the
+//     functors), rounded and stored unrounded: every f16/bf16 input for the unary functions;
+//   - the fused loop's 16-lane path (eval/fused.hpp, run_range) against the 8-lane kernels, for every length
+//     up to past three unrolled iterations and for literals that do not fit.
+// Without AVX-512 (MIXT_SIMD_AVX512 == 0) there is nothing to check and the tests are skipped; the v4 test
+// configuration (./mixt test) runs them.
+
+#include <mixt/mixt.hpp>
+#include <mixt/simd/wide.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace simd = mixt::simd;
+namespace fn = mixt::detail;
+using f16 = Eigen::half;
+using bf16 = Eigen::bfloat16;
+
+template <class T>
+auto bits_of(T x) {
+    if constexpr (sizeof(T) == 1) return static_cast<unsigned>(std::bit_cast<std::uint8_t>(x));
+    else if constexpr (sizeof(T) == 2) return static_cast<unsigned>(std::bit_cast<std::uint16_t>(x));
+    else return std::bit_cast<std::uint32_t>(x);
+}
+
+template <class T>
+std::string show(T x) {
+    std::ostringstream s;
+    s << static_cast<double>(mixt::convert<double>(x)) << " (bits 0x" << std::hex << bits_of(x) << ")";
+    return s.str();
+}
+
+// A bool array with data() (std::vector<bool> has none).
+struct bool_array {
+    std::unique_ptr<bool[]> p;
+    std::size_t n = 0;
+    explicit bool_array(std::size_t count = 0) : p(std::make_unique<bool[]>(count)), n(count) {}
+    std::size_t size() const { return n; }
+    const bool* data() const { return p.get(); }
+    bool& operator[](std::size_t i) { return p[i]; }
+    bool operator[](std::size_t i) const { return p[i]; }
+};
+template <class T>
+using values_t = std::conditional_t<std::is_same_v<T, bool>, bool_array, std::vector<T>>;
+
+// Inputs of T: every pattern for 8- and 16-bit types, else edges, f16/bf16 rounding ties (f32) and random
+// values; the count is a multiple of 16.
+template <class T>
+std::vector<T> inputs_of() {
+    std::vector<T> v;
+    if constexpr (sizeof(T) <= 2) {
+        for (std::uint32_t u = 0; u < (1u << (8 * sizeof(T))); ++u) {
+            if constexpr (sizeof(T) == 1) v.push_back(std::bit_cast<T>(static_cast<std::uint8_t>(u)));
+            else v.push_back(std::bit_cast<T>(static_cast<std::uint16_t>(u)));
+        }
+    } else if constexpr (std::is_same_v<T, float>) {
+        // Every f16 and bf16 value, the midpoints to their neighbours and one f32 ulp either side of those.
+        for (std::uint32_t u = 0; u < 65536; ++u) {
+            const float h = static_cast<float>(std::bit_cast<f16>(static_cast<std::uint16_t>(u)));
+            const float h_next = static_cast<float>(std::bit_cast<f16>(static_cast<std::uint16_t>((u + 1) & 0xffff)));
+            v.push_back(h);
+            if (std::isfinite(h) && std::isfinite(h_next) && (u & 0x7fff) != 0x7bff) {
+                const float mid = h + (h_next - h) / 2;
+                v.push_back(mid);
+                v.push_back(std::nextafter(mid, 0.0f));
+                v.push_back(std::nextafter(mid, std::numeric_limits<float>::infinity()));
+            }
+            for (std::uint32_t low : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu})
+                v.push_back(std::bit_cast<float>((u << 16) | low));
+        }
+        std::mt19937 rng(7);
+        for (int i = 0; i < 100000; ++i) v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+    } else {
+        const T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+        for (T x : {T(0), T(1), T(2), T(65504), T(65520), T(16777216), T(16777217), T(2147483647u), lo, hi,
+                    static_cast<T>(lo + 1), static_cast<T>(hi - 1)})
+            v.push_back(x);
+        std::mt19937 rng(11);
+        for (int i = 0; i < 100000; ++i) v.push_back(static_cast<T>(rng()));
+    }
+    while (v.size() % 16 != 0) v.push_back(v[v.size() % 7]);
+    return v;
+}
+
+template <class T>
+values_t<T> inputs() {
+    if constexpr (std::is_same_v<T, bool>) {
+        bool_array v(64);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = (i * 7) % 3 == 0;
+        return v;
+    } else {
+        return inputs_of<T>();
+    }
+}
+
+// The value a load gives an element: an f16/bf16 signaling NaN is quieted by the widening (batch_test.cpp).
+template <class T>
+T canonical(T x) {
+    return simd::detail::canonical(x);
+}
+
+// n values of T from a seed, with NaN, infinities, zeros and subnormals among them for floats.
+template <class T>
+values_t<T> random_values(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    values_t<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, bool>) {
+            v[i] = (rng() & 1) != 0;
+        } else if constexpr (std::is_integral_v<T>) {
+            v[i] = static_cast<T>(rng());
+        } else {
+            const std::uint32_t r = static_cast<std::uint32_t>(rng());
+            if constexpr (std::is_same_v<T, float>) {
+                // Mostly moderate values, some patterns anywhere (NaN, inf, subnormal).
+                v[i] = (r & 3) == 0 ? std::bit_cast<float>(r) : std::ldexp(static_cast<float>(r % 2001) - 1000.0f, -static_cast<int>(r % 7));
+            } else {
+                v[i] = std::bit_cast<T>(static_cast<std::uint16_t>(r));
+            }
+        }
+    }
+    return v;
+}
+
+#if MIXT_SIMD_AVX512
+
+template <class T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size());
+    int shown = 0;
+    for (std::size_t i = 0; i < got.size() && shown < 5; ++i) {
+        if (bits_of(got[i]) != bits_of(want[i])) {
+            ADD_FAILURE() << what << " at " << i << ": got " << show(got[i]) << ", want " << show(want[i]);
+            ++shown;
+        }
+    }
+}
+
+template <class To, class From>
+void check_conversion() {
+    const values_t<From> in = inputs<From>();
+    std::vector<To> got(in.size()), unrounded(in.size()), want(in.size());
+    for (std::size_t i = 0; i < in.size(); i += 16) {
+        const auto b = simd::wide::load(in.data() + i);
+        simd::wide::store(got.data() + i, simd::wide::convert<To>(b));
+        simd::wide::store(unrounded.data() + i, simd::wide::convert_unrounded<To>(b));
+    }
+    for (std::size_t i = 0; i < in.size(); ++i) want[i] = mixt::convert<To>(canonical(in[i]));
+    const std::string what = std::string("convert ") + typeid(From).name() + " -> " + typeid(To).name();
+    expect_same_bits(got, want, what);
+    expect_same_bits(unrounded, want, what + " (unrounded, stored)");
+}
+
+template <class To, class... Froms>
+void check_conversions_to() {
+    (
+        [] {
+            if constexpr (simd::wide::convertible_v<To, Froms>) check_conversion<To, Froms>();
+        }(),
+        ...);
+}
+
+TEST(simd_wide, conversions_match_mixt_convert) {
+    check_conversions_to<float, bool, std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, std::uint32_t, std::int32_t,
+                         f16, bf16, float>();
+    check_conversions_to<f16, bool, std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, f16, bf16, float>();
+    check_conversions_to<bf16, bool, std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, f16, bf16, float>();
+    // One rounding only: 32-bit integers to f16 or bf16 would round twice through f32.
+    static_assert(!simd::wide::convertible_v<f16, std::int32_t> && !simd::wide::convertible_v<bf16, std::uint32_t>);
+    static_assert(!simd::wide::convertible_v<std::int32_t, float>);
+}
+
+// Every lane of the wide operation against the 8-lane one on the same inputs: rounded, and stored unrounded.
+template <class R, class Fn, class... Ts>
+void check_operation(const std::string& what, const values_t<Ts>&... in) {
+    static_assert(simd::wide::supported_v<R, Fn, Ts...>);
+    const std::size_t n = std::get<0>(std::forward_as_tuple(in...)).size();
+    std::vector<std::uint32_t> got(n), got_unrounded(n), want(n);
+    for (std::size_t i = 0; i < n; i += 16) {
+        const auto w = simd::wide::apply<R>(Fn{}, simd::wide::load(in.data() + i)...);
+        const auto wu = simd::wide::apply_unrounded<R>(Fn{}, simd::wide::load(in.data() + i)...);
+        if constexpr (std::is_same_v<R, bool>) {
+            for (int l = 0; l < 16; ++l) {
+                got[i + l] = (w.m >> l) & 1u;
+                got_unrounded[i + l] = (wu.m >> l) & 1u;
+            }
+        } else {
+            R out[16], out_u[16];
+            simd::wide::store(out, w);
+            simd::wide::store(out_u, wu);
+            for (int l = 0; l < 16; ++l) {
+                got[i + l] = bits_of(out[l]);
+                got_unrounded[i + l] = bits_of(out_u[l]);
+            }
+        }
+        for (std::size_t h = 0; h < 16; h += 8) {
+            R out[8];
+            simd::store(out, simd::apply<R>(Fn{}, simd::load(in.data() + i + h)...));
+            for (int l = 0; l < 8; ++l) want[i + h + l] = bits_of(out[l]);
+        }
+    }
+    int shown = 0;
+    for (std::size_t i = 0; i < n && shown < 5; ++i) {
+        if (got[i] != want[i] || got_unrounded[i] != want[i]) {
+            std::ostringstream s;
+            ((s << " " << show(in[i])), ...);
+            ADD_FAILURE() << what << " on" << s.str() << ": wide 0x" << std::hex << got[i] << ", unrounded 0x"
+                          << got_unrounded[i] << ", 8-lane 0x" << want[i];
+            ++shown;
+        }
+    }
+}
+
+template <class T>
+void check_f32_lane_operations() {
+    const std::string t = typeid(T).name();
+    const std::vector<T> a = sizeof(T) == 2 ? inputs<T>() : random_values<T>(65536, 1);
+    const std::vector<T> b = random_values<T>(a.size(), 2);
+    check_operation<T, fn::add_fn, T, T>(t + " +", a, b);
+    check_operation<T, fn::sub_fn, T, T>(t + " -", a, b);
+    check_operation<T, fn::mul_fn, T, T>(t + " *", a, b);
+    check_operation<T, fn::div_fn, T, T>(t + " /", a, b);
+    check_operation<T, fn::minimum_fn, T, T>(t + " minimum", a, b);
+    check_operation<T, fn::maximum_fn, T, T>(t + " maximum", b, a);
+    check_operation<T, fn::neg_fn, T>(t + " neg", a);
+    check_operation<T, fn::abs_fn, T>(t + " abs", a);
+    check_operation<T, fn::sqrt_fn, T>(t + " sqrt", a);
+    check_operation<bool, fn::equal_fn, T, T>(t + " ==", a, b);
+    check_operation<bool, fn::not_equal_fn, T, T>(t + " !=", a, a);
+    check_operation<bool, fn::less_fn, T, T>(t + " <", a, b);
+    check_operation<bool, fn::less_equal_fn, T, T>(t + " <=", b, a);
+    check_operation<bool, fn::greater_fn, T, T>(t + " >", a, b);
+    check_operation<bool, fn::greater_equal_fn, T, T>(t + " >=", a, b);
+    check_operation<T, fn::where_fn, bool, T, T>(t + " where", random_values<bool>(a.size(), 3), a, b);
+}
+
+TEST(simd_wide, f32_lane_operations_match_the_8_lane_ones) {
+    check_f32_lane_operations<f16>();
+    check_f32_lane_operations<bf16>();
+    check_f32_lane_operations<float>();
+}
+
+TEST(simd_wide, exp_of_every_half_matches_the_8_lane_one) {
+    check_operation<f16, fn::exp_fn, f16>("exp f16", inputs<f16>());
+}
+
+template <class T>
+void check_int_compares() {
+    const std::string t = typeid(T).name();
+    const std::vector<T> a = random_values<T>(4096, 4), b = random_values<T>(4096, 5);
+    std::vector<T> c = a;
+    for (std::size_t i = 0; i < c.size(); i += 3) c[i] = b[i]; // some equal lanes
+    check_operation<bool, fn::equal_fn, T, T>(t + " ==", c, b);
+    check_operation<bool, fn::not_equal_fn, T, T>(t + " !=", c, b);
+    check_operation<bool, fn::less_fn, T, T>(t + " <", a, b);
+    check_operation<bool, fn::less_equal_fn, T, T>(t + " <=", c, b);
+    check_operation<bool, fn::greater_fn, T, T>(t + " >", a, b);
+    check_operation<bool, fn::greater_equal_fn, T, T>(t + " >=", c, b);
+}
+
+TEST(simd_wide, integer_comparisons_and_logic_match_the_8_lane_ones) {
+    check_int_compares<std::uint8_t>();
+    check_int_compares<std::int8_t>();
+    check_int_compares<std::uint16_t>();
+    check_int_compares<std::int16_t>();
+    check_int_compares<std::uint32_t>();
+    check_int_compares<std::int32_t>();
+    const bool_array p = random_values<bool>(256, 6), q = random_values<bool>(256, 7);
+    check_operation<bool, fn::logical_and_fn, bool, bool>("&&", p, q);
+    check_operation<bool, fn::logical_or_fn, bool, bool>("||", p, q);
+    check_operation<bool, fn::logical_not_fn, bool>("!", p);
+}
+
+// The fused loop's 16-lane path against the 8-lane kernels: the destination written by mixt::assign must hold,
+// element for element, what the kernel's 8-lane batches (k.at, k.at_partial) give.
+template <class E>
+void check_fused(const E& e, const std::string& what) {
+    using D = mixt::value_t<E>;
+    const auto k = fn::make_kernel<D>(e);
+    static_assert(fn::wide_loop_v<D, std::remove_const_t<decltype(k)>>, "expected to run the 16-lane loop");
+    const Eigen::Index n = fn::first_leaf(e).size();
+    Eigen::Tensor<D, 1> got(n);
+    mixt::assign(got, e);
+    std::vector<D> want(static_cast<std::size_t>(n));
+    Eigen::Index i = 0;
+    for (; i + 8 <= n; i += 8) simd::store(want.data() + i, k.at(i));
+    if (i < n) simd::store_partial(want.data() + i, k.at_partial(i, static_cast<int>(n - i)), static_cast<int>(n - i));
+    for (Eigen::Index j = 0; j < n; ++j) {
+        if (bits_of(got(j)) != bits_of(want[static_cast<std::size_t>(j)])) {
+            ADD_FAILURE() << what << ", n = " << n << ", element " << j << ": got " << show(got(j)) << ", want "
+                          << show(want[static_cast<std::size_t>(j)]);
+            return;
+        }
+    }
+}
+
+template <class T>
+Eigen::Tensor<T, 1> tensor(Eigen::Index n, unsigned seed) {
+    const std::vector<T> v = random_values<T>(static_cast<std::size_t>(n), seed);
+    Eigen::Tensor<T, 1> t(n);
+    for (Eigen::Index i = 0; i < n; ++i) t(i) = v[static_cast<std::size_t>(i)];
+    return t;
+}
+
+TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
+    for (Eigen::Index n = 0; n <= 3 * 64 + 17; ++n) {
+        const auto a8 = tensor<std::int8_t>(n, 1);
+        const auto u16 = tensor<std::uint16_t>(n, 2);
+        const auto h = tensor<f16>(n, 3);
+        const auto h2 = tensor<f16>(n, 4);
+        const auto b = tensor<bf16>(n, 5);
+        const auto b2 = tensor<bf16>(n, 6);
+        const auto f = tensor<float>(n, 7);
+        check_fused(mixt::exp(mixt::lazy(h)) * b, "exp(f16) * bf16");
+        check_fused(mixt::lazy(b) * b2 + f, "bf16 * bf16 + f32");
+        check_fused(mixt::lazy(a8) + mixt::lazy(h) * f, "i8 + f16 * f32");
+        check_fused(mixt::lazy(h) + h2, "f16 + f16");
+        check_fused(mixt::where(mixt::lazy(f) > 0, h, b), "where(f32 > 0, f16, bf16)");
+        check_fused(mixt::lazy(f) * 0.5f + u16, "f32 * 0.5 + u16");
+        // A literal that does not fit the join is compared by exact value: the cold path, on each half.
+        check_fused(mixt::where(mixt::lazy(a8) < 300, h, h2), "where(i8 < 300, f16, f16)");
+        check_fused(mixt::where(mixt::lazy(u16) > -1, b, b2), "where(u16 > -1, bf16, bf16)");
+        check_fused(-mixt::sqrt(mixt::lazy(h)) * 2 - mixt::abs(mixt::lazy(h2)), "-sqrt(f16) * 2 - abs(f16)");
+    }
+}
+
+#else
+
+TEST(simd_wide, skipped_without_avx512) {
+    static_assert(!simd::avx512);
+    GTEST_SKIP() << "no AVX-512 in this build: the 16-lane batches are not compiled";
+}
+
+#endif
+
+} // namespace
