@@ -32,8 +32,10 @@ mixt_add_test(expr.result_table
   LABELS expr)
 target_include_directories(test_expr_result_table PRIVATE "${_mixt_rt_dir}")
 
-add_library(mixt_expr_result_table_static OBJECT
-  "${CMAKE_CURRENT_LIST_DIR}/result_table_static.cpp" "${_mixt_rt_header}")
-target_link_libraries(mixt_expr_result_table_static PRIVATE mixt::mixt)
-target_include_directories(mixt_expr_result_table_static PRIVATE "${_mixt_rt_dir}")
-mixt_setup_target(mixt_expr_result_table_static)
+if(MIXT_TEST_COMPILE_CHECKS)
+  add_library(mixt_expr_result_table_static OBJECT
+    "${CMAKE_CURRENT_LIST_DIR}/result_table_static.cpp" "${_mixt_rt_header}")
+  target_link_libraries(mixt_expr_result_table_static PRIVATE mixt::mixt)
+  target_include_directories(mixt_expr_result_table_static PRIVATE "${_mixt_rt_dir}")
+  mixt_setup_target(mixt_expr_result_table_static)
+endif()
