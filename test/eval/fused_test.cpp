@@ -1,7 +1,8 @@
 // mixt/eval/fused.hpp: the fused CPU loop. Which kernels take the scalar block loop (compiler-vectorized)
 // and which the simd::batch loop, and that both give the per-element results at every size around their
 // block, unroll and vector boundaries, in place too; and that a complex + or - of a leaf, whose leaf is
-// combined straight from memory (store_batch), gives them bit for bit.
+// combined straight from memory (store_batch), gives them bit for bit, also where the other operand is a
+// complex<float> leaf times a float computed in memory order (`c64 * f32 + c128`).
 
 #include <mixt/mixt.hpp>
 
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -172,6 +174,60 @@ TEST(fused, complex_sum_with_a_leaf_is_combined_from_memory) {
             ASSERT_PRED2(same<c64>, narrow_left(i), d::add_fn{}(b(i), af)) << "n=" << n << " i=" << i;
             ASSERT_PRED2(same<c128>, both_leaves(i), d::sub_fn{}(x(i), y(i))) << "n=" << n << " i=" << i;
             ASSERT_PRED2(same<c128>, in_place(i), d::add_fn{}(af128, y(i))) << "n=" << n << " i=" << i;
+        }
+    }
+}
+
+// `c64 * f32 +- c128` (and the mirrored forms) with the complex<float> operand a leaf: under AVX2 the product is
+// computed in memory order (simd::apply_real_product_store), and a batch with a lane that is NaN in both parts
+// goes the planar way. Every complex<float> whose parts are two of the specials, times every special float, in
+// every operand order, against the per-element definition.
+TEST(fused, complex_leaf_times_a_float_is_computed_in_memory_order) {
+    using TC64 = Eigen::Tensor<c64, 1>;
+    using TC128 = Eigen::Tensor<c128, 1>;
+    using TF = Eigen::Tensor<float, 1>;
+    using lim = std::numeric_limits<float>;
+    using KR = kernel_t<decltype(mixt::lazy(std::declval<const TC64&>()) * std::declval<const TF&>() +
+                                 std::declval<const TC128&>())>;
+    using KL = kernel_t<decltype(mixt::lazy(std::declval<const TC128&>()) -
+                                 mixt::lazy(std::declval<const TF&>()) * std::declval<const TC64&>())>;
+    static_assert(d::real_product_operand<c128, d::add_fn, std::tuple_element_t<0, decltype(KR::ks)>>::value ==
+                  bool(MIXT_SIMD_AVX2));
+    static_assert(d::real_product_operand<c128, d::sub_fn, std::tuple_element_t<1, decltype(KL::ks)>>::value ==
+                  bool(MIXT_SIMD_AVX2));
+
+    const float specials[] = {0.0f, -0.0f, 1.0f, -2.5f, lim::infinity(), -lim::infinity(), lim::quiet_NaN(),
+                              -lim::quiet_NaN(), lim::denorm_min(), -lim::min(), lim::max(), 3e-30f};
+    constexpr Eigen::Index s = sizeof specials / sizeof specials[0];
+    // Lengths that end inside a batch too (a partial tail takes the planar path).
+    for (const Eigen::Index n : {s * s * s, s * s * s - 5}) {
+        TC64 a(n);
+        TF f(n);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            a(i) = c64(specials[i % s], specials[(i / s) % s]);
+            f(i) = specials[(i / (s * s)) % s];
+        }
+        // The third operand: random parts with specials, and zeros of either sign, which keep the sign of a zero
+        // part of the product in the sum (-0 + p, p - +0, -0 - p), so that a wrong sign there is seen.
+        TC128 zeros(n), minus_zeros(n);
+        for (Eigen::Index i = 0; i < n; ++i) zeros(i) = c128(0.0, 0.0), minus_zeros(i) = c128(-0.0, -0.0);
+        for (const auto& x : {special_tensor<c128>(n, 21), zeros, minus_zeros}) {
+            const TC128 leaf_left_add = mixt::eval(mixt::lazy(a) * f + x);
+            const TC128 leaf_left_sub = mixt::eval(mixt::lazy(a) * f - x);
+            const TC128 real_left_add = mixt::eval(mixt::lazy(f) * a + x);
+            const TC128 x_left_sub = mixt::eval(mixt::lazy(x) - mixt::lazy(f) * a);
+            const TC128 x_left_add = mixt::eval(mixt::lazy(x) + mixt::lazy(a) * f);
+            for (Eigen::Index i = 0; i < n; ++i) {
+                const c64 af = d::mul_fn{}(a(i), mixt::convert<c64>(f(i)));
+                const c64 fa = d::mul_fn{}(mixt::convert<c64>(f(i)), a(i));
+                const c128 af128 = mixt::convert<c128>(af), fa128 = mixt::convert<c128>(fa);
+                const auto at = [&] { return "n=" + std::to_string(n) + " i=" + std::to_string(i); };
+                ASSERT_PRED2(same<c128>, leaf_left_add(i), d::add_fn{}(af128, x(i))) << at();
+                ASSERT_PRED2(same<c128>, leaf_left_sub(i), d::sub_fn{}(af128, x(i))) << at();
+                ASSERT_PRED2(same<c128>, real_left_add(i), d::add_fn{}(fa128, x(i))) << at();
+                ASSERT_PRED2(same<c128>, x_left_sub(i), d::sub_fn{}(x(i), fa128)) << at();
+                ASSERT_PRED2(same<c128>, x_left_add(i), d::add_fn{}(x(i), af128)) << at();
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 // vectorized (simd/ops_avx2.hpp); everything else runs the scalar functor lane by lane, which is the
 // definition, so results never depend on which path ran.
 
+#include <complex>
 #include <tuple>
 #include <type_traits>
 
@@ -63,7 +64,28 @@ namespace detail {
 // <ALeft>(out, a, p)` is apply_store's work, with the operand at p taken straight from memory.
 template <class T, class Fn, class A = T>
 struct combined_store : std::false_type {};
+// Specialized by the vector back ends where `real_product_store<T, Fn>::value`: see apply_real_product_store.
+template <class T, class Fn>
+struct real_product_store : std::false_type {};
 } // namespace detail
+
+/// Whether apply_real_product_store has a form for results of T combined with Fn (under AVX2: complex<double>,
+/// + and -).
+template <class T, class Fn>
+inline constexpr bool combines_real_product_v = detail::real_product_store<T, Fn>::value;
+
+/// `c64 * f32 + c128` in one step, straight from memory: stores fn(c', p[0, 8)) (ALeft) or fn(p[0, 8), c') at
+/// out, where c' is the complex<float> product of the 8 elements at a and the float batch x as a complex number
+/// (x * a where RealLeft, else a * x), converted to T: bit for bit
+/// `apply_store<ALeft>(out, fn, apply<complex<float>>(mul_fn{}, load(a), convert<complex<float>>(x)), p)`
+/// (operands of the product swapped where RealLeft). Returns false, having stored nothing, where a lane of the
+/// product is NaN in both parts (C's Annex G recovery is the planar product's work): the caller stores the batch
+/// the planar way.
+template <bool ALeft, bool RealLeft, class T, class Fn>
+    requires combines_real_product_v<T, Fn>
+bool apply_real_product_store(T* out, const Fn&, const std::complex<float>* a, const batch<float>& x, const T* p) {
+    return detail::real_product_store<T, Fn>::template store<ALeft, RealLeft>(out, a, x, p);
+}
 
 /// Whether apply_store has a form for a batch<A> and elements of T in memory that combines them without loading
 /// the elements into a batch first.

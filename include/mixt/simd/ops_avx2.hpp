@@ -12,6 +12,8 @@
 //     where a lane comes out NaN in both parts (C's Annex G recovery of infinities);
 //   - complex + and - of a batch and elements in memory, stored (simd::apply_store, detail::combined_store),
 //     combine the memory operand in its interleaved order instead of loading it into a planar batch;
+//   - a complex<float> leaf times a float, widened to complex<double> and + or - elements in memory
+//     (simd::apply_real_product_store, detail::real_product_store) is computed in memory order throughout;
 //   - exp, log, sin, cos (and tanh for f16/bf16) on f32 lanes use Eigen's packet functions (within 2 ulp of
 //     the result type; the only results that are not bit-identical to the scalar path).
 
@@ -411,26 +413,126 @@ struct combined_store<std::complex<double>, Fn> : std::true_type {
     }
 };
 
+// Eight complex<float> elements held interleaved in two registers, elements 0 1 | 4 5 and 2 3 | 6 7, widened
+// to complex<double> by 128-bit halves (which come out in memory order) and combined with the eight
+// complex<double> elements at p, loaded and stored by whole registers.
+template <class Fn, bool ALeft>
+void widen_combine_store(std::complex<double>* out, __m256 a0145, __m256 a2367, const std::complex<double>* p) noexcept {
+    const double* q = reinterpret_cast<const double*>(p);
+    double* o = reinterpret_cast<double*>(out);
+    const __m256d w[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(a0145)), _mm256_cvtps_pd(_mm256_castps256_ps128(a2367)),
+                          _mm256_cvtps_pd(_mm256_extractf128_ps(a0145, 1)),
+                          _mm256_cvtps_pd(_mm256_extractf128_ps(a2367, 1))};
+    for (int j = 0; j < 4; ++j) {
+        const __m256d m = _mm256_loadu_pd(q + 4 * j);
+        _mm256_storeu_pd(o + 4 * j, ALeft ? arith_pd<Fn>(w[j], m) : arith_pd<Fn>(m, w[j]));
+    }
+}
+
 // The same with a complex<float> batch widened to complex<double> first (`c64 * f32 + c128`): interleaved while
-// still float (one shuffle per register for all 8 elements), then widened by 128-bit halves, which come out
-// in memory order; the memory operand is loaded and the result stored by whole registers.
+// still float (one shuffle per register for all 8 elements), then widened and combined (widen_combine_store).
 template <class Fn>
     requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
 struct combined_store<std::complex<double>, Fn, std::complex<float>> : std::true_type {
     template <bool ALeft>
     static void store(std::complex<double>* out, const batch<std::complex<float>>& a,
                       const std::complex<double>* p) noexcept {
+        widen_combine_store<Fn, ALeft>(out, _mm256_unpacklo_ps(a.re, a.im), _mm256_unpackhi_ps(a.re, a.im), p);
+    }
+};
+
+// `c64 * f32 + c128` with the complex<float> operand a leaf: the product of 8 complex<float> elements at a and
+// a float batch x (a complex<float> whose imaginary part is +0), widened to complex<double> and combined with
+// the 8 elements at p. The product is computed in memory order, two elements per 128-bit half: a is loaded
+// by halves as elements 0 1 | 4 5 and 2 3 | 6 7, x's lanes are doubled into the same order by one in-lane
+// unpack each, and for a = (re, im), x = (x, +0):
+//     (re * x) - (im * 0)    and    (re * 0) + (im * x)    (RealLeft: (x * re) - (0 * im), (x * im) + (0 * re))
+// are one product, one product of the swapped pairs by zero, and one addsub. These are the products and sums
+// of the planar complex product (vectorized<complex<float>, mul_fn, ...>), operand for operand, except that
+// with the leaf on the left the imaginary part adds the same two terms in the other order. A sum of two
+// numbers does not depend on their order, and a sum of two NaNs (where the first operand's payload would
+// win) only arises here with re or x NaN, or with re infinite and both re * x and im * x giving the default
+// NaN: the first two make both parts NaN, and the third gives the same default NaN either way. A lane that
+// comes out NaN in both parts needs C's Annex G recovery (complex_multiply): store returns false and stores
+// nothing, and the caller takes the planar path for the batch.
+template <class Fn>
+    requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
+struct real_product_store<std::complex<double>, Fn> : std::true_type {
+    template <bool ALeft, bool RealLeft>
+    static bool store(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
+                      const std::complex<double>* p) noexcept {
+#if MIXT_SIMD_AVX512
+        return store512<ALeft, RealLeft>(out, a, x, p);
+#else
+        return store256<ALeft, RealLeft>(out, a, x, p);
+#endif
+    }
+
+#if MIXT_SIMD_AVX512
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+// GCC 12's AVX-512 intrinsics trip -W(maybe-)uninitialized where they are inlined (bug 105593): see wide.hpp.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+    // On AVX-512 the 8 elements are one register in memory order: x's lanes doubled by one permute, the
+    // products as above, the sums and differences by one add and one masked subtract (no addsub at 512 bits),
+    // and the widening by 256-bit halves, which come out in memory order too.
+    template <bool ALeft, bool RealLeft>
+    static bool store512(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
+                         const std::complex<double>* p) noexcept {
+        const __m512 z = _mm512_loadu_ps(reinterpret_cast<const float*>(a));
+        const __m512 xx = _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+                                                _mm512_castps256_ps512(x.v));
+        const __m512 zero = _mm512_setzero_ps();
+        const __m512 swapped = _mm512_permute_ps(z, 0xB1);
+        const __m512 prod = RealLeft ? _mm512_mul_ps(xx, z) : _mm512_mul_ps(z, xx);
+        const __m512 by_zero = RealLeft ? _mm512_mul_ps(zero, swapped) : _mm512_mul_ps(swapped, zero);
+        const __m512 r = _mm512_mask_sub_ps(_mm512_add_ps(prod, by_zero), __mmask16{0x5555}, prod, by_zero);
+        const __mmask16 nan = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+        if ((nan & (nan >> 1) & 0x5555) != 0) [[unlikely]]
+            return false;
         const double* q = reinterpret_cast<const double*>(p);
         double* o = reinterpret_cast<double*>(out);
-        const __m256 a0145 = _mm256_unpacklo_ps(a.re, a.im); // elements 0 1 | 4 5, as floats
-        const __m256 a2367 = _mm256_unpackhi_ps(a.re, a.im); // elements 2 3 | 6 7
-        const __m256d w[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(a0145)), _mm256_cvtps_pd(_mm256_castps256_ps128(a2367)),
-                              _mm256_cvtps_pd(_mm256_extractf128_ps(a0145, 1)),
-                              _mm256_cvtps_pd(_mm256_extractf128_ps(a2367, 1))};
-        for (int j = 0; j < 4; ++j) {
-            const __m256d m = _mm256_loadu_pd(q + 4 * j);
-            _mm256_storeu_pd(o + 4 * j, ALeft ? arith_pd<Fn>(w[j], m) : arith_pd<Fn>(m, w[j]));
+        const __m512d w0 = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
+        const __m512d w1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
+        const __m512d m0 = _mm512_loadu_pd(q), m1 = _mm512_loadu_pd(q + 8);
+        if constexpr (std::is_same_v<Fn, fn::add_fn>) {
+            _mm512_storeu_pd(o, ALeft ? _mm512_add_pd(w0, m0) : _mm512_add_pd(m0, w0));
+            _mm512_storeu_pd(o + 8, ALeft ? _mm512_add_pd(w1, m1) : _mm512_add_pd(m1, w1));
+        } else {
+            _mm512_storeu_pd(o, ALeft ? _mm512_sub_pd(w0, m0) : _mm512_sub_pd(m0, w0));
+            _mm512_storeu_pd(o + 8, ALeft ? _mm512_sub_pd(w1, m1) : _mm512_sub_pd(m1, w1));
         }
+        return true;
+    }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+    template <bool ALeft, bool RealLeft>
+    static bool store256(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
+                         const std::complex<double>* p) noexcept {
+        const float* q = reinterpret_cast<const float*>(a);
+        const __m256 a0145 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q)), _mm_loadu_ps(q + 8), 1);
+        const __m256 a2367 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q + 4)), _mm_loadu_ps(q + 12), 1);
+        const __m256 zero = _mm256_setzero_ps();
+        const auto product = [&](__m256 z, __m256 xx) {
+            const __m256 swapped = _mm256_permute_ps(z, 0xB1); // (im, re) of each element
+            return RealLeft ? _mm256_addsub_ps(_mm256_mul_ps(xx, z), _mm256_mul_ps(zero, swapped))
+                            : _mm256_addsub_ps(_mm256_mul_ps(z, xx), _mm256_mul_ps(swapped, zero));
+        };
+        const __m256 r0145 = product(a0145, _mm256_unpacklo_ps(x.v, x.v));
+        const __m256 r2367 = product(a2367, _mm256_unpackhi_ps(x.v, x.v));
+        const __m256 nan_r = _mm256_cmp_ps(r0145, r0145, _CMP_UNORD_Q);
+        const __m256 nan_s = _mm256_cmp_ps(r2367, r2367, _CMP_UNORD_Q);
+        const __m256 both = _mm256_or_ps(_mm256_and_ps(nan_r, _mm256_permute_ps(nan_r, 0xB1)),
+                                         _mm256_and_ps(nan_s, _mm256_permute_ps(nan_s, 0xB1)));
+        if (_mm256_movemask_ps(both) != 0) [[unlikely]]
+            return false;
+        widen_combine_store<Fn, ALeft>(out, r0145, r2367, p);
+        return true;
     }
 };
 
