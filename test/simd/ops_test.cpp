@@ -4,7 +4,8 @@
 // 2 ulp of the result type (in f16/bf16 steps), with infinities, zeros and the sign of every number exact,
 // and a NaN wherever the definition gives one (of the definition's sign, for the exact operations). The vector versions are AVX2 code of their own (exp of a half node is mixt's own polynomial), so
 // this is where a wrong constant, a lost NaN or a bad clamp shows up; in builds without AVX2 both sides are
-// the scalar definition and the test checks the lane loop.
+// the scalar definition and the test checks the lane loop. apply_real_product_store (`c64 * f32 +- c128` from
+// memory) is checked bit for bit against the planar path it replaces.
 
 #include <mixt/simd/batch.hpp>
 #include <mixt/simd/ops.hpp>
@@ -14,9 +15,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -210,6 +214,87 @@ TEST(simd_ops, bf16_arithmetic_stored_unrounded_matches_the_definition) {
     expect_exact_binary<Eigen::bfloat16>("sub", fn::sub_fn{});
     expect_exact_binary<Eigen::bfloat16>("mul", fn::mul_fn{});
     expect_exact_binary<Eigen::bfloat16>("div", fn::div_fn{});
+}
+
+// apply_real_product_store (`c64 * f32 +- c128` straight from memory, AVX2 and AVX-512 forms) against the planar
+// path it stands for: apply_store of the planar complex product. Every complex<float> whose parts are two of the
+// specials (NaNs of both signs and with a payload, a signalling NaN, infinities, zeros, subnormals, the
+// largest) times every special float, each operand order, + and -, the memory operand on either side. Where
+// it stores, the result must be the planar path's bit for bit, NaN payloads included; where it declines, the
+// planar product must have a lane that is NaN in both parts.
+template <bool ALeft, bool RealLeft, class Fn>
+void expect_real_product_store(const char* name, Fn op) {
+    using c64 = std::complex<float>;
+    using c128 = std::complex<double>;
+    using lim = std::numeric_limits<float>;
+    const float specials[] = {0.0f, -0.0f, 1.0f, -2.5f, lim::infinity(), -lim::infinity(), lim::quiet_NaN(),
+                              -lim::quiet_NaN(), std::bit_cast<float>(0x7fc12345u), std::bit_cast<float>(0x7f800001u),
+                              lim::denorm_min(), -lim::min(), lim::max(), 3e-30f};
+    constexpr int s = sizeof specials / sizeof specials[0];
+    constexpr int n = s * s * s;
+    static_assert(n % lanes == 0);
+    std::vector<c64> a(n);
+    std::vector<float> x(n);
+    std::vector<c128> p(n);
+    const c128 others[] = {c128(1.5, -2.0), c128(-0.0, -0.0), c128(0.0, 0.0), c128(lim::infinity(), 0.25)};
+    for (int i = 0; i < n; ++i) {
+        a[i] = c64(specials[i % s], specials[(i / s) % s]);
+        x[i] = specials[i / (s * s)];
+        p[i] = others[(i / 3) % 4];
+    }
+    int stored = 0, declined = 0, failures = 0;
+    std::string first_failure;
+    for (int i = 0; i < n; i += lanes) {
+        const auto xb = mixt::simd::load(x.data() + i);
+        const auto xc = mixt::simd::convert<c64>(xb);
+        const auto ab = mixt::simd::load(a.data() + i);
+        const auto product = RealLeft ? mixt::simd::apply<c64>(fn::mul_fn{}, xc, ab)
+                                      : mixt::simd::apply<c64>(fn::mul_fn{}, ab, xc);
+        c128 got[lanes], want[lanes];
+        mixt::simd::apply_store<ALeft>(want, op, product, p.data() + i);
+        // Whether the textbook formula (before C's recovery, which the planar product has applied) gives a lane
+        // that is NaN in both parts.
+        bool both_nan = false;
+        for (int j = 0; j < lanes; ++j) {
+            const float re = a[i + j].real(), im = a[i + j].imag(), r = x[i + j], zero = 0.0f;
+            const float pr = RealLeft ? r * re - zero * im : re * r - im * zero;
+            const float pi = RealLeft ? r * im + zero * re : re * zero + im * r;
+            both_nan = both_nan || (std::isnan(pr) && std::isnan(pi));
+        }
+        if (mixt::simd::apply_real_product_store<ALeft, RealLeft>(got, op, a.data() + i, xb, p.data() + i)) {
+            ++stored;
+            if (std::memcmp(got, want, sizeof got) != 0 && failures++ == 0) {
+                std::ostringstream out;
+                for (int j = 0; j < lanes; ++j)
+                    if (std::memcmp(&got[j], &want[j], sizeof got[j]) != 0)
+                        out << "a=" << a[i + j] << " x=" << x[i + j] << " p=" << p[i + j] << ": got " << got[j]
+                            << ", want " << want[j] << "; ";
+                first_failure = out.str();
+            }
+            if (both_nan && failures++ == 0) first_failure = "stored a batch whose product is NaN in both parts";
+        } else {
+            ++declined;
+            if (!both_nan && failures++ == 0)
+                first_failure = "declined a batch with no lane NaN in both parts at " + std::to_string(i);
+        }
+    }
+    EXPECT_EQ(failures, 0) << name << ", e.g. " << first_failure;
+    // Both ways are taken (a batch is declined for one lane: most batches here have a NaN or an infinity).
+    EXPECT_GT(stored, 0) << name;
+    EXPECT_GT(declined, 0) << name;
+}
+
+TEST(simd_ops, real_product_store_matches_the_planar_path_bit_for_bit) {
+    using c128 = std::complex<double>;
+    if constexpr (mixt::simd::combines_real_product_v<c128, fn::add_fn>) {
+        expect_real_product_store<true, false>("a * x + p", fn::add_fn{});
+        expect_real_product_store<true, true>("x * a + p", fn::add_fn{});
+        expect_real_product_store<false, false>("p + a * x", fn::add_fn{});
+        expect_real_product_store<true, false>("a * x - p", fn::sub_fn{});
+        expect_real_product_store<false, true>("p - x * a", fn::sub_fn{});
+    } else {
+        GTEST_SKIP() << "apply_real_product_store is an AVX2 form: not in this build";
+    }
 }
 
 } // namespace
