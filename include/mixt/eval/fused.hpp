@@ -479,22 +479,6 @@ void store_batch(D* p, const K& k, index_t i) {
 template <class D>
 inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 
-/// Whether K is a combined_root whose other operand is a real_product_operand (`c64 * f32 + c128`).
-template <class D, class K>
-struct real_product_root : std::false_type {};
-template <class D, class K>
-    requires combined_root_v<D, K>
-struct real_product_root<D, K>
-    : std::bool_constant<real_product_operand<D, typename K::fn, std::tuple_element_t<0, decltype(K::ks)>>::value ||
-                         real_product_operand<D, typename K::fn, std::tuple_element_t<1, decltype(K::ks)>>::value> {};
-
-/// How many batches run_range computes per iteration of its unrolled loop: unroll_v<D>, and four for a
-/// real_product_root, whose complex<double> batches are never held in registers whole, so more of them in
-/// flight cost no spills (c64 * f32 + c128 at 4096 elements on AVX-512, 7 rounds: 0.97 of the hand loop at
-/// two, 0.99 at four, where the traffic floor is 1.02: all three within the noise, at the cache's bandwidth).
-template <bool Stream, class D, class K>
-inline constexpr int run_unroll_v = !Stream && real_product_root<D, K>::value ? 4 : unroll_v<D>;
-
 /// Whether run_range stores each of the unrolled batches as soon as it is computed, rather than computing all
 /// of them first: for a combined_root (its store is its last operation), and for results of 8-byte elements,
 /// whose batches are two stores each (i32 + f64 at 4096 elements: 0.97 of the hand loop with the eight stores
@@ -548,8 +532,8 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
 #endif
             for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);
         }
-    } else if constexpr (run_unroll_v<Stream, D, K> > 1) {
-        constexpr int u = run_unroll_v<Stream, D, K>;
+    } else if constexpr (unroll_v<D> > 1) {
+        constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
             if constexpr (Stream) {
@@ -576,7 +560,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
         }
     }
     for (; i + w <= end; i += w) {
-        if constexpr (Prefetch && run_unroll_v<Stream, D, K> == 1) k.template prefetch<w>(i + prefetch_distance);
+        if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
         if constexpr (Stream)
             put(out + (i - begin), k.at_store(i));
         else

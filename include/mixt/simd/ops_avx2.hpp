@@ -494,15 +494,15 @@ struct real_product_store<std::complex<double>, Fn> : std::true_type {
             return false;
         const double* q = reinterpret_cast<const double*>(p);
         double* o = reinterpret_cast<double*>(out);
-        const __m512d w0 = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
-        const __m512d w1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
-        const __m512d m0 = _mm512_loadu_pd(q), m1 = _mm512_loadu_pd(q + 8);
-        if constexpr (std::is_same_v<Fn, fn::add_fn>) {
-            _mm512_storeu_pd(o, ALeft ? _mm512_add_pd(w0, m0) : _mm512_add_pd(m0, w0));
-            _mm512_storeu_pd(o + 8, ALeft ? _mm512_add_pd(w1, m1) : _mm512_add_pd(m1, w1));
-        } else {
-            _mm512_storeu_pd(o, ALeft ? _mm512_sub_pd(w0, m0) : _mm512_sub_pd(m0, w0));
-            _mm512_storeu_pd(o + 8, ALeft ? _mm512_sub_pd(w1, m1) : _mm512_sub_pd(m1, w1));
+        const __m512d w[2] = {_mm512_cvtps_pd(_mm512_castps512_ps256(r)),
+                              _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)))};
+        const auto combine = [](__m512d u, __m512d v) {
+            if constexpr (std::is_same_v<Fn, fn::add_fn>) return _mm512_add_pd(u, v);
+            else return _mm512_sub_pd(u, v);
+        };
+        for (int h = 0; h < 2; ++h) {
+            const __m512d m = _mm512_loadu_pd(q + 8 * h);
+            _mm512_storeu_pd(o + 8 * h, ALeft ? combine(w[h], m) : combine(m, w[h]));
         }
         return true;
     }
