@@ -75,7 +75,7 @@ TEST(fused, every_size_matches_the_per_element_definition) {
         const auto b = random_tensor<i8>(n, 2);
         const auto c = random_tensor<Eigen::half>(n, 3);
         const auto f = random_tensor<float>(n, 4);
-        const Eigen::Tensor<i16, 1> sum = mixt::eval(mixt::lazy(a) + b); // block loop
+        const Eigen::Tensor<i16, 1> sum = mixt::eval(mixt::lazy(a) + b); // block loop (on AVX-512: the loop on words)
         const Eigen::Tensor<float, 1> mixed = mixt::eval(mixt::lazy(c) * f + b); // simd::batch, unrolled
         const Eigen::Tensor<float, 1> widened = mixt::eval(mixt::lazy(b) * f + a); // eligible, on simd::batch
         for (Eigen::Index i = 0; i < n; ++i) {

@@ -5,7 +5,10 @@
 //   - every operation against the 8-lane simd::apply on the same inputs (ops_test checks those against the
 //     functors), rounded and stored unrounded: every f16/bf16 input for the unary functions;
 //   - the fused loop's 16-lane path (eval/fused.hpp, run_range) against the 8-lane kernels, for every length
-//     up to past three unrolled iterations and for literals that do not fit.
+//     up to past three unrolled iterations and for literals that do not fit;
+//   - words (32 integers in 16-bit lanes): every 8- and 16-bit integer loaded, every operation against the
+//     functor on every 16-bit value paired with edges and random values, and the fused loop on words against
+//     the per-element definition at every length up to past two unrolled iterations, streamed too.
 // Without AVX-512 (MIXT_SIMD_AVX512 == 0) there is nothing to check and the tests are skipped; the v4 test
 // configuration (./mixt test) runs them.
 
@@ -339,6 +342,180 @@ TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
         check_fused(mixt::where(mixt::lazy(u16) > -1, b, b2), "where(u16 > -1, bf16, bf16)");
         check_fused(-mixt::sqrt(mixt::lazy(h)) * 2 - mixt::abs(mixt::lazy(h2)), "-sqrt(f16) * 2 - abs(f16)");
     }
+}
+
+// --- words ---------------------------------------------------------------------------------------------
+
+// The 16-bit lane of every element of a register of words.
+std::vector<std::uint16_t> lanes_of(__m512i v) {
+    std::vector<std::uint16_t> out(32);
+    _mm512_storeu_si512(out.data(), v);
+    return out;
+}
+
+// Every value of T loaded into words holds mixt::convert<i16> of it (the same bits as convert<u16>).
+template <class T>
+void check_word_load() {
+    const std::vector<T> in = inputs_of<T>();
+    for (std::size_t i = 0; i + 32 <= in.size(); i += 32) {
+        const auto got = lanes_of(simd::wide::load_words(in.data() + i));
+        for (std::size_t l = 0; l < 32; ++l) {
+            const auto want_i16 = std::bit_cast<std::uint16_t>(mixt::convert<std::int16_t>(in[i + l]));
+            const auto want_u16 = mixt::convert<std::uint16_t>(in[i + l]);
+            ASSERT_EQ(got[l], want_i16) << typeid(T).name() << " " << show(in[i + l]);
+            ASSERT_EQ(got[l], want_u16) << typeid(T).name() << " " << show(in[i + l]);
+        }
+    }
+    const auto b = lanes_of(simd::wide::broadcast_words(std::numeric_limits<T>::lowest()));
+    for (std::uint16_t x : b)
+        ASSERT_EQ(x, std::bit_cast<std::uint16_t>(mixt::convert<std::int16_t>(std::numeric_limits<T>::lowest())));
+}
+
+TEST(simd_wide, words_load_every_8_and_16_bit_integer) {
+    check_word_load<std::uint8_t>();
+    check_word_load<std::int8_t>();
+    check_word_load<std::uint16_t>();
+    check_word_load<std::int16_t>();
+    static_assert(simd::wide::word_convertible_v<std::int16_t, std::uint8_t> &&
+                  simd::wide::word_convertible_v<std::uint16_t, std::int8_t>);
+    static_assert(!simd::wide::word_convertible_v<std::int8_t, std::int16_t>); // narrowing changes bits
+    static_assert(!simd::wide::word_convertible_v<std::int32_t, std::int16_t>);
+}
+
+// fn on words against the functor on R, for every 16-bit a and b from edges and random values.
+template <class R, class Fn>
+void check_word_operation(const std::string& what) {
+    static_assert(simd::wide::word_supported_v<R, Fn, R, R>);
+    const std::vector<R> a = inputs_of<R>(); // every value
+    std::vector<R> b(a.size());
+    std::mt19937 rng(17);
+    const R edges[] = {R(0), R(1), static_cast<R>(-1), std::numeric_limits<R>::lowest(), std::numeric_limits<R>::max(),
+                       static_cast<R>(std::numeric_limits<R>::lowest() + 1), R(255), R(256)};
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = i % 4 == 0 ? static_cast<R>(rng()) : edges[(i / 4) % 8];
+    int shown = 0;
+    for (std::size_t i = 0; i + 32 <= a.size(); i += 32) {
+        const auto got = lanes_of(simd::wide::apply_words(Fn{}, simd::wide::load_words(a.data() + i),
+                                                         simd::wide::load_words(b.data() + i)));
+        for (std::size_t l = 0; l < 32 && shown < 5; ++l) {
+            const R want = static_cast<R>(Fn{}(a[i + l], b[i + l]));
+            if (got[l] != std::bit_cast<std::uint16_t>(want)) {
+                ADD_FAILURE() << what << " on " << show(a[i + l]) << ", " << show(b[i + l]) << ": got 0x" << std::hex
+                              << got[l] << ", want " << show(want);
+                ++shown;
+            }
+        }
+    }
+}
+
+template <class R>
+void check_word_operations() {
+    const std::string t = typeid(R).name();
+    check_word_operation<R, fn::add_fn>(t + " +");
+    check_word_operation<R, fn::sub_fn>(t + " -");
+    check_word_operation<R, fn::mul_fn>(t + " *");
+    check_word_operation<R, fn::bit_and_fn>(t + " &");
+    check_word_operation<R, fn::bit_or_fn>(t + " |");
+    check_word_operation<R, fn::bit_xor_fn>(t + " ^");
+}
+
+TEST(simd_wide, word_operations_match_the_functors) {
+    check_word_operations<std::int16_t>();
+    check_word_operations<std::uint16_t>();
+    static_assert(!simd::wide::word_supported_v<std::int16_t, fn::div_fn, std::int16_t, std::int16_t>);
+    static_assert(!simd::wide::word_supported_v<std::int8_t, fn::add_fn, std::int8_t, std::int8_t>); // wraps at 8 bits
+    static_assert(!simd::wide::word_supported_v<bool, fn::less_fn, std::int16_t, std::int16_t>);
+}
+
+// Random integers over T's whole range.
+template <class T>
+Eigen::Tensor<T, 1> int_tensor(Eigen::Index n, unsigned seed) {
+    std::mt19937 rng(seed);
+    Eigen::Tensor<T, 1> t(n);
+    for (Eigen::Index i = 0; i < n; ++i) t(i) = static_cast<T>(rng());
+    return t;
+}
+
+// mixt::assign of e, which must run the loop on words, into a map at element `offset` of a 64-byte aligned
+// buffer, against want(i); nothing around the destination may change.
+template <class E, class Want>
+void check_words_fused(const E& e, Want want, const std::string& what, std::size_t offset) {
+    using D = mixt::value_t<E>;
+    static_assert(fn::word_loop_v<D, std::remove_const_t<decltype(fn::make_kernel<D>(e))>>,
+                  "expected to run the loop on words");
+    const Eigen::Index n = fn::first_leaf(e).size();
+    std::vector<D> raw(static_cast<std::size_t>(n) + offset + 64 + 32, D(0x5a5a));
+    const auto base = (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63};
+    D* dst = reinterpret_cast<D*>(base) + offset;
+    Eigen::TensorMap<Eigen::Tensor<D, 1>> map(dst, n);
+    mixt::assign(map, e);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const D w = want(i);
+        if (dst[i] != w) {
+            ADD_FAILURE() << what << ", n = " << n << ", offset " << offset << ", element " << i << ": got " << dst[i]
+                          << ", want " << w;
+            return;
+        }
+    }
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+        const D* p = raw.data() + k;
+        if (p < dst || p >= dst + n) {
+            ASSERT_EQ(raw[k], D(0x5a5a)) << what << ": wrote outside, n = " << n;
+        }
+    }
+}
+
+TEST(simd_wide, fused_loop_on_words_matches_the_definition_at_every_length) {
+    using i8 = std::int8_t;
+    using u8 = std::uint8_t;
+    using i16 = std::int16_t;
+    using u16 = std::uint16_t;
+    for (Eigen::Index n = 0; n <= 2 * 128 + 40; ++n) {
+        const auto a = int_tensor<u8>(n, 1);
+        const auto b = int_tensor<i8>(n, 2);
+        const auto c = int_tensor<i16>(n, 3);
+        const auto u = int_tensor<u16>(n, 4);
+        const std::size_t offset = static_cast<std::size_t>(n) % 5;
+        const auto at = [](const auto& t, Eigen::Index i) { return t(i); };
+        check_words_fused(mixt::lazy(a) + b, [&](Eigen::Index i) { return fn::add_fn{}(mixt::convert<i16>(at(a, i)), mixt::convert<i16>(at(b, i))); },
+                          "u8 + i8", offset);
+        check_words_fused(mixt::lazy(c) * b - 3,
+                          [&](Eigen::Index i) {
+                              return fn::sub_fn{}(fn::mul_fn{}(at(c, i), mixt::convert<i16>(at(b, i))), i16(3));
+                          },
+                          "i16 * i8 - 3", offset);
+        check_words_fused((mixt::lazy(u) ^ a) | (mixt::lazy(u) & 0xf0f0),
+                          [&](Eigen::Index i) {
+                              return fn::bit_or_fn{}(fn::bit_xor_fn{}(at(u, i), mixt::convert<u16>(at(a, i))),
+                                                     fn::bit_and_fn{}(at(u, i), u16(0xf0f0)));
+                          },
+                          "(u16 ^ u8) | (u16 & 0xf0f0)", offset);
+        check_words_fused(mixt::lazy(u) * u - a,
+                          [&](Eigen::Index i) {
+                              return fn::sub_fn{}(fn::mul_fn{}(at(u, i), at(u, i)), mixt::convert<u16>(at(a, i)));
+                          },
+                          "u16 * u16 - u8", offset);
+    }
+    // Not on words: 8-bit results (they would need wrapping at 8 bits), a 32-bit node, a comparison.
+    using T8 = Eigen::Tensor<i8, 1>;
+    using T16 = Eigen::Tensor<i16, 1>;
+    using TU16 = Eigen::Tensor<u16, 1>;
+    using TU8 = Eigen::Tensor<u8, 1>;
+    static_assert(!fn::word_loop_v<i8, decltype(fn::make_kernel<i8>(mixt::lazy(std::declval<const T8&>()) + std::declval<const T8&>()))>);
+    static_assert(!fn::word_loop_v<std::int32_t, decltype(fn::make_kernel<std::int32_t>(mixt::lazy(std::declval<const T16&>()) + std::declval<const TU16&>()))>);
+    static_assert(fn::word_loop_v<i16, decltype(fn::make_kernel<i16>(mixt::lazy(std::declval<const TU8&>()) + std::declval<const T8&>()))>);
+}
+
+// Streamed: the same loop with non-temporal stores, at a size above the streaming threshold and a destination
+// that starts off a line boundary (the head is stored plainly, then whole lines are streamed).
+TEST(simd_wide, fused_loop_on_words_streams) {
+    using i16 = std::int16_t;
+    const Eigen::Index n = static_cast<Eigen::Index>(fn::streaming_threshold_bytes / 4) + 77;
+    ASSERT_TRUE(fn::use_streaming(n, 4));
+    const auto a = int_tensor<std::uint8_t>(n, 5);
+    const auto b = int_tensor<std::int8_t>(n, 6);
+    check_words_fused(mixt::lazy(a) - b,
+                      [&](Eigen::Index i) { return fn::sub_fn{}(mixt::convert<i16>(a(i)), mixt::convert<i16>(b(i))); },
+                      "u8 - i8, streamed", 3);
 }
 
 #else

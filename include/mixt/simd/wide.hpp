@@ -427,6 +427,87 @@ batch<R> apply_unrounded(const Fn&, const batch<Ts>&... xs) noexcept {
     return detail::vectorized<R, Fn, Ts...>::template apply<false>(xs...);
 }
 
+// --- words: 32 integers of up to 16 bits ----------------------------------------------------------------
+//
+// For integer expressions whose result is 16 bits wide (`u8 + i8` is i16): one __m512i holds 32 elements,
+// each in a 16-bit lane, zero- or sign-extended from its own type. In such a lane a conversion between u8,
+// i8, u16 and i16 that does not narrow (to i16 or u16) changes no bit, and the wrapping +, -, * and the
+// bitwise operations of 16-bit integers are VPADDW, VPSUBW, VPMULLW and VPANDQ/VPORQ/VPXORQ. An 8-bit leaf
+// is widened as it is loaded (VPMOVZXBW/VPMOVSXBW from memory): the compiler's vectorization of the same
+// loop loads 64 bytes and widens each half with a shuffle more.
+
+namespace detail {
+template <class T>
+inline constexpr bool is_word_lane_v = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
+                                       std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+template <class T>
+inline constexpr bool is_word_v = std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+template <class Fn>
+inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
+                                     std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
+                                     std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>;
+} // namespace detail
+
+/// The number of elements in a batch of words.
+inline constexpr int word_lanes = 32;
+
+/// Whether load_words(const T*) exists: u8, i8, u16, i16.
+template <class T>
+inline constexpr bool has_words_v = detail::is_word_lane_v<T>;
+/// Whether a value of From reaches To in a word lane without a change of bits: To is u16 or i16.
+template <class To, class From>
+inline constexpr bool word_convertible_v = detail::is_word_v<To> && detail::is_word_lane_v<From>;
+/// Whether apply_words(fn, a, b) computes fn on R for operands of R, R: +, -, *, &, |, ^ on u16 and i16.
+template <class R, class Fn, class... Ts>
+inline constexpr bool word_supported_v = false;
+template <class R, class Fn>
+inline constexpr bool word_supported_v<R, Fn, R, R> = detail::is_word_v<R> && detail::is_word_op_v<Fn>;
+
+/// Loads 32 contiguous elements, each into a 16-bit lane (no alignment needed).
+template <class T>
+    requires has_words_v<T>
+__m512i load_words(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, std::uint8_t>)
+        return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    else
+        return _mm512_loadu_si512(p);
+}
+
+/// All 32 lanes equal to x.
+template <class T>
+    requires has_words_v<T>
+__m512i broadcast_words(T x) noexcept {
+    return _mm512_set1_epi16(static_cast<short>(x));
+}
+
+/// fn on every lane (see word_supported_v).
+template <class Fn>
+    requires detail::is_word_op_v<Fn>
+__m512i apply_words(const Fn&, __m512i a, __m512i b) noexcept {
+    if constexpr (std::is_same_v<Fn, detail::fn::add_fn>) return _mm512_add_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::sub_fn>) return _mm512_sub_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::mul_fn>) return _mm512_mullo_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::bit_and_fn>) return _mm512_and_si512(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::bit_or_fn>) return _mm512_or_si512(a, b);
+    else return _mm512_xor_si512(a, b);
+}
+
+/// Stores 32 elements of u16 or i16 (no alignment needed).
+template <class T>
+    requires detail::is_word_v<T>
+void store_words(T* p, __m512i v) noexcept {
+    _mm512_storeu_si512(p, v);
+}
+
+/// store_words with a streaming (non-temporal) store: p must be aligned to 64 bytes.
+template <class T>
+    requires detail::is_word_v<T>
+void stream_store_words(T* p, __m512i v) noexcept {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+}
+
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
 #pragma GCC diagnostic pop
 #undef MIXT_WIDE_DIAGNOSTICS_PUSHED
@@ -443,6 +524,13 @@ template <class To, class From>
 inline constexpr bool convertible_v = false;
 template <class R, class Fn, class... Ts>
 inline constexpr bool supported_v = false;
+inline constexpr int word_lanes = 32;
+template <class T>
+inline constexpr bool has_words_v = false;
+template <class To, class From>
+inline constexpr bool word_convertible_v = false;
+template <class R, class Fn, class... Ts>
+inline constexpr bool word_supported_v = false;
 
 #endif // MIXT_SIMD_AVX512
 
