@@ -10,7 +10,7 @@ struct e1 {
     using inputs = std::tuple<i8, float>;
     using result = float;
     struct temps {
-        vec<float> a;
+        tensor<float> a;
     };
     static auto expression(const vec<i8>& a, const vec<float>& b) { return mixt::lazy(a) + b; }
     static void hand_loop(index_t n, float* r, const i8* a, const float* b) {
@@ -29,7 +29,7 @@ struct e2 {
     using inputs = std::tuple<u8, float, float>;
     using result = float;
     struct temps {
-        vec<float> a, ab;
+        tensor<float> a, ab;
     };
     static auto expression(const vec<u8>& a, const vec<float>& b, const vec<float>& c) {
         return mixt::lazy(a) * b + c;
@@ -56,7 +56,7 @@ struct e3 {
     using inputs = std::tuple<i8, f16, float>;
     using result = float;
     struct temps {
-        vec<float> b, bc, a;
+        tensor<float> b, bc, a;
     };
     static auto expression(const vec<i8>& a, const vec<f16>& b, const vec<float>& c) {
         return mixt::lazy(a) + mixt::lazy(b) * c;
@@ -85,8 +85,8 @@ struct e4 {
     using inputs = std::tuple<bf16, bf16, float>;
     using result = float;
     struct temps {
-        vec<bf16> ab;
-        vec<float> ab32;
+        tensor<bf16> ab;
+        tensor<float> ab32;
     };
     static auto expression(const vec<bf16>& a, const vec<bf16>& b, const vec<float>& c) {
         return mixt::lazy(a) * b + c;

@@ -26,7 +26,7 @@ struct e6 {
     using inputs = std::tuple<i32, double>;
     using result = double;
     struct temps {
-        vec<double> a;
+        tensor<double> a;
     };
     static auto expression(const vec<i32>& a, const vec<double>& b) { return mixt::lazy(a) + b; }
     static void hand_loop(index_t n, double* r, const i32* a, const double* b) {
@@ -46,7 +46,7 @@ struct e7 {
     using inputs = std::tuple<float, i16>;
     using result = float;
     struct temps {
-        vec<float> half_a, c;
+        tensor<float> half_a, c;
     };
     static auto expression(const vec<float>& a, const vec<i16>& c) { return mixt::lazy(a) * 0.5 + c; }
     static void hand_loop(index_t n, float* r, const float* a, const i16* c) {
@@ -69,7 +69,7 @@ struct e8 {
     using inputs = std::tuple<u8, i8>;
     using result = i16;
     struct temps {
-        vec<i16> a, b;
+        tensor<i16> a, b;
     };
     static auto expression(const vec<u8>& a, const vec<i8>& b) { return mixt::lazy(a) + b; }
     static void hand_loop(index_t n, i16* r, const u8* a, const i8* b) {

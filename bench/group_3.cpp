@@ -11,8 +11,8 @@ struct e9 {
     using inputs = std::tuple<float, f16, bf16>;
     using result = float;
     struct temps {
-        vec<bool> positive;
-        vec<float> b, c;
+        tensor<bool> positive;
+        tensor<float> b, c;
     };
     static auto expression(const vec<float>& a, const vec<f16>& b, const vec<bf16>& c) {
         return mixt::where(mixt::lazy(a) > 0, b, c);
@@ -38,8 +38,8 @@ struct e10 {
     using inputs = std::tuple<f16, bf16>;
     using result = float;
     struct temps {
-        vec<f16> exp_a;
-        vec<float> exp_a32, b;
+        tensor<f16> exp_a;
+        tensor<float> exp_a32, b;
     };
     static auto expression(const vec<f16>& a, const vec<bf16>& b) { return mixt::exp(mixt::lazy(a)) * b; }
     static void hand_loop(index_t n, float* r, const f16* a, const bf16* b) {
@@ -67,8 +67,8 @@ struct e11 {
     using inputs = std::tuple<c64, float, c128>;
     using result = c128;
     struct temps {
-        vec<c64> b, ab;
-        vec<c128> ab128;
+        tensor<c64> b, ab;
+        tensor<c128> ab128;
     };
     static auto expression(const vec<c64>& a, const vec<float>& b, const vec<c128>& c) {
         return mixt::lazy(a) * b + c;
@@ -96,7 +96,7 @@ struct e12 {
     using inputs = std::tuple<i64, u32>;
     using result = i64;
     struct temps {
-        vec<i64> b;
+        tensor<i64> b;
     };
     static auto expression(const vec<i64>& a, const vec<u32>& b) { return mixt::lazy(a) + b; }
     static void hand_loop(index_t n, i64* r, const i64* a, const u32* b) {

@@ -9,7 +9,9 @@ The mode defaults to $MIXT_REPORT_MODE, else quick:
     smoke  2 rounds, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
 A round runs every single-threaded variant of an expression at a size once, in turn (mixt-bench --mixt_rounds),
 so that the variants compared in a row of the tables are measured side by side, interleaved in time: a drift of
-the shared machine's speed over seconds then reaches all of them alike. The rounds of mixt_threads follow.
+the shared machine's speed over seconds then reaches all of them alike. The rounds of mixt_threads follow. Each
+round places the arrays anew (bench/suite.hpp, arena): the variants of a round share one placement, the rounds
+of a row see different ones.
 $MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
 
 To publish a run in the README (between its `<!-- report:begin -->` and `<!-- report:end -->` markers, with the
@@ -17,9 +19,9 @@ plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunni
 
     bench/report.py --json build/release/report/bench.json --out build/release/report --update-readme README.md
 
-Every figure is the median over the rounds of bytes_per_second (for a JSON of repetitions instead, Google
-Benchmark's `_median` aggregate),
-where the bytes are those of the fused expression (every leaf read once, the result written once), whatever
+Every GB/s figure is the median over the rounds of bytes_per_second (for a JSON of repetitions instead, Google
+Benchmark's `_median` aggregate); every ratio (mixt/hand_loop, mixt/eigen_cast, mixt % traffic and their
+geometric means) is the median over the rounds of the ratio within each round, where the bytes are those of the fused expression (every leaf read once, the result written once), whatever
 the variant does; GB/s are 10^9 bytes per second. Written under --out: bench.json (Google Benchmark's JSON),
 console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and gbps.svg (the plot;
 needs gnuplot). Standard library only.
@@ -163,7 +165,7 @@ def read_results(json_path):
             rounds.setdefault(key, []).append(row["bytes_per_second"] / 1e9)
     gbps = {key: median(values) for key, values in rounds.items()}
     gbps.update(medians)
-    return context, gbps
+    return context, gbps, {key: values for key, values in rounds.items() if key not in medians}
 
 
 def median(values):
@@ -191,7 +193,18 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
-def tables(context, gbps, exprs):
+def paired_ratio(runs, gbps, num, den):
+    """num/den for the keys num and den: the median over the rounds of the ratio within each round (the k-th run of
+    a benchmark is its run in round k: the same placement of the arrays, measured side by side), or the ratio of
+    the medians where the runs do not pair up."""
+    a, b = runs.get(num), runs.get(den)
+    if a and b and len(a) == len(b) and len(a) > 1 and all(b):
+        return median([x / y for x, y in zip(a, b)])
+    return ratio(gbps.get(num), gbps.get(den))
+
+
+def tables(context, gbps, exprs, runs=None):
+    runs = runs or {}
     sizes = sorted({n for (_, _, n) in gbps})
     lines = []
     for n in sizes:
@@ -205,17 +218,17 @@ def tables(context, gbps, exprs):
             v = {variant: gbps.get((variant, i, n)) for variant in VARIANTS}
             if all(x is None for x in v.values()):
                 continue
-            traffic_share = ratio(v["mixt"], v["traffic"])
+            traffic_share = paired_ratio(runs, gbps, ("mixt", i, n), ("traffic", i, n))
             cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in VARIANTS] + [
-                fmt(ratio(v["mixt"], v["hand_loop"]), 2),
-                fmt(ratio(v["mixt"], v["eigen_cast"]), 2),
+                fmt(paired_ratio(runs, gbps, ("mixt", i, n), ("hand_loop", i, n)), 2),
+                fmt(paired_ratio(runs, gbps, ("mixt", i, n), ("eigen_cast", i, n)), 2),
                 fmt(None if traffic_share is None else 100 * traffic_share, 0),
             ]
             lines.append("| " + " | ".join(cells) + " |")
         means = []
         for label, num, den in (("mixt/hand_loop", "mixt", "hand_loop"), ("mixt/eigen_cast", "mixt", "eigen_cast"),
                                 ("mixt_threads/mixt", "mixt_threads", "mixt")):
-            rs = [ratio(gbps.get((num, i, n)), gbps.get((den, i, n))) for i, _, _ in exprs]
+            rs = [paired_ratio(runs, gbps, (num, i, n), (den, i, n)) for i, _, _ in exprs]
             rs = [r for r in rs if r]
             if rs:
                 means.append("%s %s" % (label, fmt(math.exp(sum(math.log(r) for r in rs) / len(rs)), 2)))
@@ -235,8 +248,9 @@ def method(context):
     date = context.get("date", "?")
     if "mixt_rounds" in context and context.get("mixt_rounds") != "1":
         how = ("median of %s rounds of at least %s s per run (the single-threaded variants of an expression at a "
-               "size once per round, in turn, each round starting one variant further; then the rounds of "
-               "mixt_threads)" % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
+               "size once per round, in turn, each round starting one variant further and placing the arrays "
+               "anew; then the rounds of mixt_threads); ratios are medians of the ratios within each round"
+               % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
     else:
         how = "median of %s repetitions of at least %s s each" % (
             context.get("mixt_repetitions", "?"), context.get("mixt_min_time", "?"))
@@ -336,13 +350,13 @@ def main():
         json_path = run_benchmarks(args.bench, args.out, args.mode)
     else:
         parser.error("give --bench (run the suite) or --json (format a run)")
-    context, gbps = read_results(json_path)
+    context, gbps, runs = read_results(json_path)
     if not gbps:
         sys.exit("report: no median rows with bytes_per_second in %s" % json_path)
     exprs = expressions(context, gbps)
 
     lines = ["## mixt benchmark report", ""] + method(context) + [""]
-    lines += tables(context, gbps, exprs)
+    lines += tables(context, gbps, exprs, runs)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write("\n".join(lines))
     say("\n".join(lines))

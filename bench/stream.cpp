@@ -13,8 +13,8 @@ struct stream_arrays {
     struct temps {};
 };
 
-void stream_copy(benchmark::State& state) {
-    auto& w = workspace_for<stream_arrays>(state.range(0));
+void stream_copy(benchmark::State& state, int round) {
+    auto& w = workspace_for<stream_arrays>(state.range(0), round);
     const float* a = std::get<0>(w.in).data();
     float* r = w.out.data();
     const index_t n = w.out.size();
@@ -27,8 +27,8 @@ void stream_copy(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * n);
 }
 
-void stream_triad(benchmark::State& state) {
-    auto& w = workspace_for<stream_arrays>(state.range(0));
+void stream_triad(benchmark::State& state, int round) {
+    auto& w = workspace_for<stream_arrays>(state.range(0), round);
     const float* b = std::get<0>(w.in).data();
     const float* c = std::get<1>(w.in).data();
     float* r = w.out.data();
@@ -48,8 +48,8 @@ void stream_triad(benchmark::State& state) {
 bool stream(action a, index_t n) {
     if (a == action::register_benchmarks) {
         for (int round = 0; round < rounds; ++round)
-            for (auto* b : {benchmark::RegisterBenchmark("BM_stream_copy", stream_copy),
-                            benchmark::RegisterBenchmark("BM_stream_triad", stream_triad)})
+            for (auto* b : {benchmark::RegisterBenchmark("BM_stream_copy", stream_copy, round),
+                            benchmark::RegisterBenchmark("BM_stream_triad", stream_triad, round)})
                 b->Arg(n)->UseRealTime()->Unit(benchmark::kMicrosecond);
     }
     return true;

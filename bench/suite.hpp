@@ -35,8 +35,11 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -55,8 +58,12 @@
 namespace mixt_suite {
 
 using index_t = Eigen::Index;
+/// An array of the workspace: the inputs and the result every variant reads and writes (placed by `arena`).
 template <class T>
-using vec = Eigen::Tensor<T, 1>;
+using vec = Eigen::TensorMap<Eigen::Tensor<T, 1>>;
+/// An array that owns its memory: eigen_unfused's temporaries, the check's results.
+template <class T>
+using tensor = Eigen::Tensor<T, 1>;
 
 using i8 = std::int8_t;
 using i16 = std::int16_t;
@@ -117,67 +124,125 @@ T random_value(random_bits& g) {
 }
 
 template <class T>
-vec<T> random_tensor(index_t n, std::uint64_t seed) {
-    vec<T> t(n);
+void fill_random(T* p, index_t n, std::uint64_t seed) {
     random_bits g{seed};
-    for (index_t i = 0; i < n; ++i) t(i) = random_value<T>(g);
+    for (index_t i = 0; i < n; ++i) p[i] = random_value<T>(g);
+}
+
+template <class T>
+tensor<T> random_tensor(index_t n, std::uint64_t seed) {
+    tensor<T> t(n);
+    fill_random(t.data(), n, seed);
     return t;
 }
 
 template <class T>
-vec<T> zero_tensor(index_t n) {
-    vec<T> t(n);
+tensor<T> zero_tensor(index_t n) {
+    tensor<T> t(n);
     t.setConstant(T{});
     return t;
 }
 
 // --- Workspaces --------------------------------------------------------------------------------------
 
-template <class Tuple>
-struct tensors_of;
-template <class... Ts>
-struct tensors_of<std::tuple<Ts...>> {
-    using type = std::tuple<vec<Ts>...>;
-    static type make(index_t n, std::uint64_t seed) { return make(n, seed, std::index_sequence_for<Ts...>{}); }
-    template <std::size_t... K>
-    static type make(index_t n, std::uint64_t seed, std::index_sequence<K...>) {
-        return type{random_tensor<Ts>(n, seed * 16 + K)...};
+/// Where a workspace's arrays lie. A loop's speed over arrays that fit the caches depends on where they lie,
+/// beyond their alignment: on this suite's Zen 4 machine, E1 at 4096 elements ran at 30 to 145 GB/s
+/// depending only on which 4 KiB pages held its arrays (probably AMD's L1 way predictor, which tells lines
+/// apart by a hash of their address bits above 12, so two lines may evict each other in a cache that holds
+/// both), and the slow placements were not the same for every loop. Allocated separately, the arrays lie
+/// wherever the allocator and ASLR put them, the same for all the variants and rounds of a run and different
+/// in the next run, so one draw decided whole rows. So every round places them anew, in one buffer, at a start
+/// page and gaps between them (multiples of 64 bytes, up to a page) drawn from the round's number: the rounds
+/// of a row see different placements, the variants of a round the same one, and two runs the same sequence.
+struct arena {
+    struct free_deleter {
+        void operator()(unsigned char* p) const noexcept { std::free(p); }
+    };
+    std::unique_ptr<unsigned char[], free_deleter> memory;
+    std::size_t size = 0;
+    std::size_t used = 0;
+    std::uint64_t draws;
+
+    static constexpr std::size_t page = 4096;
+    static constexpr std::size_t line = 64;
+
+    /// Room for arrays of `bytes` in all, placed for round `layout`.
+    arena(std::size_t bytes, std::size_t arrays, int layout) : draws(0x5eed0000ull + static_cast<std::uint64_t>(layout)) {
+        size = 64 * page + bytes + arrays * (page + line);
+        size = (size + page - 1) / page * page;
+        memory.reset(static_cast<unsigned char*>(std::aligned_alloc(page, size)));
+        if (!memory) throw std::bad_alloc();
+        used = static_cast<std::size_t>(random_bits{draws++}() % 64) * page;
+    }
+
+    /// The next array: n elements of T, `line`-aligned, after a gap of 0 to 63 lines.
+    template <class T>
+    T* take(index_t n) {
+        used += static_cast<std::size_t>(random_bits{draws++}() % (page / line)) * line;
+        T* p = reinterpret_cast<T*>(memory.get() + used);
+        used += (static_cast<std::size_t>(n) * sizeof(T) + line - 1) / line * line;
+        if (used > size) throw std::logic_error("mixt-bench: arena overflow");
+        return p;
     }
 };
 
-/// The inputs, result and temporaries of expression X at size n, shared by all its variants and repetitions.
-template <class X>
-struct workspace {
-    typename tensors_of<typename X::inputs>::type in;
-    vec<typename X::result> out;
+/// The inputs, result and temporaries of expression X at size n, shared by all its variants in a round.
+template <class X, class Inputs = typename X::inputs>
+struct workspace;
+template <class X, class... Ts>
+struct workspace<X, std::tuple<Ts...>> {
+    using result = typename X::result;
+    arena memory;
+    std::tuple<vec<Ts>...> in;
+    vec<result> out;
     typename X::temps temps{};
 
-    workspace(index_t n, std::uint64_t seed)
-        : in(tensors_of<typename X::inputs>::make(n, seed)), out(zero_tensor<typename X::result>(n)) {}
+    /// Placed for round `layout` (see arena).
+    workspace(index_t n, std::uint64_t seed, int layout)
+        : memory(static_cast<std::size_t>(n) * (sizeof(result) + ... + sizeof(Ts)), sizeof...(Ts) + 1, layout),
+          in(place_inputs(n, seed, std::index_sequence_for<Ts...>{})), out(memory.take<result>(n), n) {
+        std::fill_n(out.data(), n, result{});
+    }
 
     auto expression() const {
         return std::apply([](const auto&... t) { return X::expression(t...); }, in);
     }
+
+  private:
+    template <std::size_t... K>
+    std::tuple<vec<Ts>...> place_inputs(index_t n, std::uint64_t seed, std::index_sequence<K...>) {
+        // Braced initialization runs left to right: the inputs take their places in order.
+        return std::tuple<vec<Ts>...>{place_input<Ts>(n, seed * 16 + K)...};
+    }
+    template <class T>
+    vec<T> place_input(index_t n, std::uint64_t seed) {
+        T* p = memory.take<T>(n);
+        fill_random(p, n, seed);
+        return vec<T>(p, n);
+    }
 };
 
 namespace detail {
-// The one workspace alive: the benchmarks run in registration order (size, expression, variant), so keeping
-// only the latest bounds the memory to one expression at one size.
+// The one workspace alive: the benchmarks run in registration order (size, expression, round, variant), so
+// keeping only the latest bounds the memory to one expression at one size.
 inline std::shared_ptr<void> current_workspace;
 inline const void* current_kind = nullptr;
 inline index_t current_n = -1;
+inline int current_layout = -1;
 } // namespace detail
 
+/// The workspace of X at size n placed for round `layout`, made anew when any of them changed.
 template <class X>
-workspace<X>& workspace_for(index_t n) {
+workspace<X>& workspace_for(index_t n, int layout) {
     static const char kind = 0;
-    if (detail::current_kind != &kind || detail::current_n != n) {
+    if (detail::current_kind != &kind || detail::current_n != n || detail::current_layout != layout) {
         detail::current_workspace.reset();
         std::uint64_t seed = 0;
         for (const char* c = X::id; *c; ++c) seed = seed * 131 + static_cast<unsigned char>(*c);
-        detail::current_workspace = std::make_shared<workspace<X>>(n, seed);
+        detail::current_workspace = std::make_shared<workspace<X>>(n, seed, layout);
         detail::current_kind = &kind;
         detail::current_n = n;
+        detail::current_layout = layout;
     }
     return *static_cast<workspace<X>*>(detail::current_workspace.get());
 }
@@ -196,16 +261,23 @@ inline const Eigen::ThreadPoolDevice& thread_pool_device() {
 
 // --- The variants ------------------------------------------------------------------------------------------
 
+/// The result a baseline writes: the workspace's, or the check's own tensor.
+template <class T>
+struct tensor_ref : vec<T> {
+    tensor_ref(vec<T>& v) : vec<T>(v) {}
+    tensor_ref(tensor<T>& t) : vec<T>(t.data(), t.size()) {}
+};
+
 template <class X>
-void run_hand_loop(const workspace<X>& w, vec<typename X::result>& r) {
+void run_hand_loop(const workspace<X>& w, tensor_ref<typename X::result> r) {
     std::apply([&](const auto&... t) { X::hand_loop(r.size(), r.data(), t.data()...); }, w.in);
 }
 template <class X>
-void run_eigen_cast(const workspace<X>& w, vec<typename X::result>& r) {
+void run_eigen_cast(const workspace<X>& w, tensor_ref<typename X::result> r) {
     std::apply([&](const auto&... t) { X::eigen_cast(r, t...); }, w.in);
 }
 template <class X>
-void run_eigen_unfused(workspace<X>& w, vec<typename X::result>& r) {
+void run_eigen_unfused(workspace<X>& w, tensor_ref<typename X::result> r) {
     std::apply([&](const auto&... t) { X::eigen_unfused(w.temps, r, t...); }, w.in);
 }
 
@@ -214,11 +286,12 @@ std::string name_of(const char* variant) {
     return std::string("BM_") + variant + "/" + X::id;
 }
 
+/// Registers `body` as variant `variant` of X at size n in round `round` (whose placement of the arrays it uses).
 template <class X, class F>
-void add(const char* variant, index_t n, F body) {
+void add(const char* variant, index_t n, int round, F body) {
     benchmark::RegisterBenchmark(name_of<X>(variant).c_str(),
-                                 [body](benchmark::State& state) {
-                                     auto& w = workspace_for<X>(state.range(0));
+                                 [body, round](benchmark::State& state) {
+                                     auto& w = workspace_for<X>(state.range(0), round);
                                      body(state, w, w.expression());
                                  })
         ->Arg(n)
@@ -230,26 +303,26 @@ void add(const char* variant, index_t n, F body) {
 inline constexpr int single_thread_variants = 5;
 
 /// Registers variant v (0 to single_thread_variants - 1: mixt, hand_loop, eigen_cast, eigen_unfused, traffic) of
-/// X at size n.
+/// X at size n in round `round`.
 template <class X>
-void register_variant(int v, index_t n) {
+void register_variant(int v, index_t n, int round) {
     using mixt::bench::run_baseline;
     switch (v) {
-    case 0: add<X>("mixt", n, [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e); }); break;
+    case 0: add<X>("mixt", n, round, [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e); }); break;
     case 1:
-        add<X>("hand_loop", n,
+        add<X>("hand_loop", n, round,
                [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_hand_loop(w, w.out); }); });
         break;
     case 2:
-        add<X>("eigen_cast", n,
+        add<X>("eigen_cast", n, round,
                [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_cast(w, w.out); }); });
         break;
     case 3:
-        add<X>("eigen_unfused", n,
+        add<X>("eigen_unfused", n, round,
                [](auto& s, auto& w, const auto& e) { run_baseline(s, e, [&] { run_eigen_unfused(w, w.out); }); });
         break;
     default:
-        add<X>("traffic", n, [](auto& s, auto& w, const auto& e) {
+        add<X>("traffic", n, round, [](auto& s, auto& w, const auto& e) {
             run_baseline(s, e, [&] { mixt::bench::traffic_pass(w.out, e); });
         });
     }
@@ -270,9 +343,9 @@ inline int rounds = 1;
 template <class X>
 void register_benchmarks(index_t n) {
     for (int round = 0; round < rounds; ++round)
-        for (int k = 0; k < single_thread_variants; ++k) register_variant<X>((round + k) % single_thread_variants, n);
+        for (int k = 0; k < single_thread_variants; ++k) register_variant<X>((round + k) % single_thread_variants, n, round);
     for (int round = 0; round < rounds; ++round)
-        add<X>("mixt_threads", n,
+        add<X>("mixt_threads", n, round,
                [](auto& s, auto& w, const auto& e) { mixt::bench::run_fused(s, w.out, e, thread_pool_device()); });
 }
 
@@ -300,7 +373,7 @@ std::pair<double, double> as_pair(const T& x) {
 
 // Largest difference relative to max(1, |reference|); 0 when equal everywhere.
 template <class T>
-double max_difference(const vec<T>& got, const vec<T>& want) {
+double max_difference(const tensor<T>& got, const tensor<T>& want) {
     double worst = 0;
     for (index_t i = 0; i < want.size(); ++i) {
         const auto [gr, gi] = as_pair(got(i));
@@ -318,9 +391,9 @@ double max_difference(const vec<T>& got, const vec<T>& want) {
 template <class X>
 bool check(bool verbose) {
     const index_t n = 1003;
-    workspace<X> w(n, 7);
+    workspace<X> w(n, 7, 0);
     const auto e = w.expression();
-    const vec<typename X::result> want = mixt::eval(e);
+    const tensor<typename X::result> want = mixt::eval(e);
     // One rounding of the result type (bf16: 2^-8, f16: 2^-11), or none for the other types.
     using R = typename X::result;
     const double eigen_tolerance = std::is_same_v<R, bf16> ? 0x1p-7 : std::is_same_v<R, f16> ? 0x1p-10 : 0x1p-10;
@@ -330,7 +403,7 @@ bool check(bool verbose) {
         double difference;
         double tolerance;
     };
-    vec<R> r = zero_tensor<R>(n);
+    tensor<R> r = zero_tensor<R>(n);
     auto measure = [&](const char* variant, double tolerance, auto compute) {
         r.setConstant(R{});
         compute();
