@@ -423,7 +423,8 @@ __m256i leaf_words(const L* p, std::int64_t i) {
 }
 
 // Elements [0, n) of the floor with streaming stores straight from the registers, as the fused loop's batch
-// loop writes (eval/fused.hpp, run_streamed), and with its software prefetch: 32 bytes of result per step.
+// loop writes (eval/fused.hpp, run_streamed), and with its software prefetch where it has one: 32 bytes of
+// result per step.
 template <class R, class... Ls>
 void traffic_streamed(R* dst, std::int64_t n, const Ls*... src) {
     constexpr std::int64_t step = static_cast<std::int64_t>(32 / sizeof(R));
@@ -442,14 +443,22 @@ void traffic_streamed(R* dst, std::int64_t n, const Ls*... src) {
         _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + k), w);
     };
     std::int64_t i = head;
-    // 128 bytes of result per iteration, with one prefetch per leaf, as the fused loop's unrolled batches do.
-    for (; i + 4 * step <= n; i += 4 * step) {
-        (mixt::detail::prefetch_elements<4 * step>(src, i + mixt::detail::prefetch_distance), ...);
-        put(i);
-        put(i + step);
-        put(i + 2 * step);
-        put(i + 3 * step);
-    }
+    // 128 bytes of result per iteration, with one prefetch per leaf where the fused loop's unrolled batches
+    // prefetch (mixt::detail::software_prefetch_pays).
+    const auto run = [&](auto prefetch) {
+        for (; i + 4 * step <= n; i += 4 * step) {
+            if constexpr (decltype(prefetch)::value)
+                (mixt::detail::prefetch_elements<4 * step>(src, i + mixt::detail::prefetch_distance), ...);
+            put(i);
+            put(i + step);
+            put(i + 2 * step);
+            put(i + 3 * step);
+        }
+    };
+    if (mixt::detail::software_prefetch_pays())
+        run(std::true_type{});
+    else
+        run(std::false_type{});
     for (; i + step <= n; i += step) put(i);
     traffic_range(dst + i, i, n, src...);
     mixt::simd::stream_fence();

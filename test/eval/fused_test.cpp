@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
@@ -65,6 +66,22 @@ TEST(fused, which_kernels_take_the_block_loop) {
     static_assert(!d::use_block_loop_v<i64, KI64>);
     static_assert(d::use_block_loop_v<i8, kernel_t<decltype(mixt::lazy(std::declval<const T8&>()))>>);
     SUCCEED();
+}
+
+// Software prefetch (above the threshold) only where it pays: not on AMD CPUs. The vendor is read here from
+// /proc/cpuinfo, independently of the CPUID instruction that mixt asks.
+TEST(fused, software_prefetch_follows_the_cpu_vendor) {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line, vendor;
+    while (vendor.empty() && std::getline(cpuinfo, line))
+        if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 1);
+    if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
+    const bool amd = vendor.find("AuthenticAMD") != std::string::npos;
+    EXPECT_EQ(mixt::simd::cpu_is_amd(), amd) << vendor;
+    EXPECT_EQ(d::software_prefetch_pays(), !amd) << vendor;
+    const auto big = static_cast<Eigen::Index>(d::prefetch_threshold_bytes);
+    EXPECT_EQ(d::options_for(big, 1).prefetch, !amd);
+    EXPECT_FALSE(d::options_for(big / 2, 1).prefetch);
 }
 
 // Every size from 0 to past two blocks and a few unrolled iterations: the block loop, the unrolled loop, the

@@ -54,12 +54,12 @@ inline constexpr bool fusable_v = fusable<std::remove_cvref_t<E>>::value;
 using index_t = Eigen::Index;
 
 /// How far ahead of the element being computed the batch loop asks for its inputs (software prefetch), in
-/// passes that move at least prefetch_threshold_bytes: the hardware prefetcher alone leaves a single core well
-/// short of the memory bandwidth when the loop does real work per element (f16 + f16 at 16M elements: 13 GB/s
-/// without, 22 GB/s with, on a Xeon with AVX-512). Smaller passes run from the caches, where the prefetch
-/// instructions would only cost issue slots. MIXT_PREFETCH_DISTANCE (elements) and
-/// MIXT_PREFETCH_THRESHOLD_BYTES change them, the same in every translation unit (distances from 256 to 4096
-/// measured the same on that Xeon).
+/// passes that move at least prefetch_threshold_bytes, on CPUs where that pays (software_prefetch_pays): the
+/// hardware prefetcher alone leaves a single core well short of the memory bandwidth when the loop does real
+/// work per element (f16 + f16 at 16M elements: 13 GB/s without, 22 GB/s with, on a Xeon with AVX-512).
+/// Smaller passes run from the caches, where the prefetch instructions would only cost issue slots.
+/// MIXT_PREFETCH_DISTANCE (elements) and MIXT_PREFETCH_THRESHOLD_BYTES change them, the same in every
+/// translation unit (distances from 256 to 4096 measured the same on that Xeon).
 #ifndef MIXT_PREFETCH_DISTANCE
 #define MIXT_PREFETCH_DISTANCE 1024
 #endif
@@ -68,6 +68,20 @@ using index_t = Eigen::Index;
 #endif
 inline constexpr index_t prefetch_distance = MIXT_PREFETCH_DISTANCE;
 inline constexpr std::size_t prefetch_threshold_bytes = MIXT_PREFETCH_THRESHOLD_BYTES;
+
+/// Whether the fused loop prefetches its inputs in software (above prefetch_threshold_bytes): not on AMD CPUs,
+/// decided once per program from the CPU's vendor. On a Zen 4 EPYC the prefetches made every loop slower:
+/// at 262144 elements (from L3) i8 + f32 ran at 0.81 of its hand loop with them and 1.01 without, and
+/// c64 * f32 + c128 at 0.75 and 1.05; at 16M elements i8 + f32 and i64 + u32 ran 10-25% slower with them
+/// (mixt-bench, built with and without). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile time instead.
+inline bool software_prefetch_pays() noexcept {
+#if defined(MIXT_SOFTWARE_PREFETCH)
+    return MIXT_SOFTWARE_PREFETCH != 0;
+#else
+    static const bool pays = !simd::cpu_is_amd();
+    return pays;
+#endif
+}
 
 /// Asks for the cache lines of elements [i, i + Count) of p. The address is computed as an integer: it may
 /// lie past the end of the array (a prefetch never faults).
@@ -679,13 +693,14 @@ void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
 }
 
 /// How a pass writes and reads: with streaming stores, with software prefetch (use_streaming and the
-/// thresholds above, decided once per pass from its size).
+/// thresholds above, decided once per pass from its size, and software_prefetch_pays).
 struct pass_options {
     bool stream = false;
     bool prefetch = false;
 };
 inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexcept {
-    return {use_streaming(n, bytes_per_element), static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes};
+    return {use_streaming(n, bytes_per_element),
+            static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes && software_prefetch_pays()};
 }
 
 /// Whether run_kernel streams a kernel's results straight from the registers (the batch loop under AVX2)

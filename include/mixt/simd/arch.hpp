@@ -54,6 +54,11 @@
 #define MIXT_FLATTEN
 #endif
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <cpuid.h>
+#include <cstring>
+#endif
+
 namespace mixt::simd {
 
 /// Whether batches are AVX2 registers (true) or arrays converted lane by lane (false).
@@ -64,6 +69,22 @@ inline constexpr bool f16c = MIXT_SIMD_F16C != 0;
 
 /// Whether the fused loop has 16-lane AVX-512 batches (mixt/simd/wide.hpp) besides the 8-lane ones.
 inline constexpr bool avx512 = MIXT_SIMD_AVX512 != 0;
+
+/// Whether the CPU running the program is an AMD one (CPUID's vendor string "AuthenticAMD"); false where the
+/// compiler offers no CPUID (and off x86).
+inline bool cpu_is_amd() noexcept {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    char vendor[12];
+    std::memcpy(vendor, &ebx, 4);
+    std::memcpy(vendor + 4, &edx, 4);
+    std::memcpy(vendor + 8, &ecx, 4);
+    return std::memcmp(vendor, "AuthenticAMD", 12) == 0;
+#else
+    return false;
+#endif
+}
 
 } // namespace mixt::simd
 
