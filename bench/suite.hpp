@@ -250,7 +250,7 @@ workspace<X>& workspace_for(index_t n, int layout) {
 inline int thread_count() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 /// Eigen::ThreadPoolDevice over all cores, made once: the device has a thread per core, its pool one fewer,
-/// because mixt::assign computes one range on the calling thread (eval/assign.hpp, run_on_pool). With a pool
+/// because mixt::assign computes pieces of the pass on the calling thread too (eval/assign.hpp, run_on_pool). With a pool
 /// thread per core as well, the pool's idle thread spins for work on a core that the caller is computing on
 /// (E10 at 262144 on 2 cores: 0.99x of one thread with a pool of 2, 1.87x with a pool of 1).
 inline const Eigen::ThreadPoolDevice& thread_pool_device() {

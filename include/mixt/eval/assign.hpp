@@ -14,9 +14,12 @@
 //     mixt::assign(r, mixt::lazy(a_i8) * 0.5, thread_pool_device);
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -131,11 +134,19 @@ inline constexpr bool is_thread_pool_device_v =
 #endif
 
 #if defined(EIGEN_USE_THREADS)
-/// A pass on a ThreadPoolDevice: [0, n) in `threads` contiguous ranges (multiples of 64 elements but the last),
-/// the first computed by the calling thread, the others by the pool's threads, then a wait for those. The
-/// caller computes its share instead of sleeping on a barrier while the pool works, as Eigen's parallelFor does
-/// when it makes more blocks than threads: waking a sleeping thread costs tens of microseconds on a virtual
-/// machine, which is most of a pass over 256K elements of f16 (0.5 MiB).
+/// How many pieces run_on_pool cuts a pass into per thread.
+inline constexpr int pieces_per_thread = 4;
+
+/// A pass on a ThreadPoolDevice: [0, n) in pieces_per_thread * `threads` contiguous pieces (multiples of 64
+/// elements but the last), which the calling thread and `threads - 1` tasks on the pool take in turn from a
+/// shared counter until none is left; the caller then waits for the pieces being computed, not for tasks that
+/// have not started (a task that starts late finds no piece and only touches the shared state, which it keeps
+/// alive). The caller computes instead of sleeping on a barrier while the pool works, as Eigen's parallelFor
+/// does when it makes more blocks than threads: waking a sleeping thread costs tens of microseconds on a
+/// virtual machine, which is most of a pass over 256K elements of f16 (0.5 MiB). Taking pieces in turn rather
+/// than one range per thread keeps both cores' work when one of them runs slower: on the shared 2-core machine
+/// of the benchmarks, `exp(f16) * bf16` at 262144 elements went in and out of 1.0x of one thread with fixed
+/// halves (the pass waited for the slow half) over minutes.
 template <class D, class K>
 void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, const Eigen::ThreadPoolDevice& device,
                  int threads) {
@@ -143,22 +154,30 @@ void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, 
         run_kernel(dst, kernel, 0, n, options);
         return;
     }
-    const Eigen::Index chunk = ((n + threads - 1) / threads + 63) & ~Eigen::Index{63};
-    const int tasks = static_cast<int>((n + chunk - 1) / chunk);
-    if (tasks <= 1) {
+    const Eigen::Index wanted = static_cast<Eigen::Index>(threads) * pieces_per_thread;
+    const Eigen::Index piece = ((n + wanted - 1) / wanted + 63) & ~Eigen::Index{63};
+    const auto pieces = static_cast<int>((n + piece - 1) / piece);
+    if (pieces <= 1) {
         run_kernel(dst, kernel, 0, n, options);
         return;
     }
-    Eigen::Barrier barrier(static_cast<unsigned>(tasks - 1));
-    for (int t = 1; t < tasks; ++t) {
-        const Eigen::Index first = t * chunk, last = std::min(n, first + chunk);
-        device.enqueueNoNotification([&barrier, &kernel, dst, first, last, options] {
+    struct shared_state {
+        std::atomic<int> next{0};
+        std::atomic<int> done{0};
+    };
+    const auto state = std::make_shared<shared_state>();
+    // Computes pieces until none is left; `kernel` and `dst` are only touched for a piece that was taken, which
+    // the caller waits for.
+    const auto work = [state, &kernel, dst, n, piece, pieces, options] {
+        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+            const Eigen::Index first = p * piece, last = std::min(n, first + piece);
             run_kernel(dst, kernel, first, last, options);
-            barrier.Notify();
-        });
-    }
-    run_kernel(dst, kernel, 0, chunk, options);
-    barrier.Wait();
+            state->done.fetch_add(1, std::memory_order_release);
+        }
+    };
+    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
+    work();
+    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
 }
 #endif
 
