@@ -216,8 +216,11 @@ TEST(fused, complex_leaf_times_a_float_is_computed_in_memory_order) {
     const float specials[] = {0.0f, -0.0f, 1.0f, -2.5f, lim::infinity(), -lim::infinity(), lim::quiet_NaN(),
                               -lim::quiet_NaN(), lim::denorm_min(), -lim::min(), lim::max(), 3e-30f};
     constexpr Eigen::Index s = sizeof specials / sizeof specials[0];
-    // Lengths that end inside a batch too (a partial tail takes the planar path).
-    for (const Eigen::Index n : {s * s * s, s * s * s - 5}) {
+    // Lengths that end inside a batch too (a partial tail takes the planar path), and one above the streaming
+    // threshold (44 bytes per element), whose batches are streamed (stream_batch).
+    const Eigen::Index streamed = static_cast<Eigen::Index>(d::streaming_threshold_bytes / 44) + 333;
+    ASSERT_TRUE(d::use_streaming(streamed, 44) || !mixt::simd::streaming_stores);
+    for (const Eigen::Index n : {s * s * s, s * s * s - 5, streamed}) {
         TC64 a(n);
         TF f(n);
         for (Eigen::Index i = 0; i < n; ++i) {

@@ -9,6 +9,7 @@
 
 #include <mixt/simd/batch.hpp>
 #include <mixt/simd/ops.hpp>
+#include <mixt/simd/stream.hpp>
 
 #include <gtest/gtest.h>
 
@@ -222,7 +223,7 @@ TEST(simd_ops, bf16_arithmetic_stored_unrounded_matches_the_definition) {
 // largest) times every special float, each operand order, + and -, the memory operand on either side. Where
 // it stores, the result must be the planar path's bit for bit, NaN payloads included; where it declines, the
 // planar product must have a lane that is NaN in both parts.
-template <bool ALeft, bool RealLeft, class Fn>
+template <bool ALeft, bool RealLeft, bool Stream = false, class Fn>
 void expect_real_product_store(const char* name, Fn op) {
     using c64 = std::complex<float>;
     using c128 = std::complex<double>;
@@ -250,7 +251,8 @@ void expect_real_product_store(const char* name, Fn op) {
         const auto ab = mixt::simd::load(a.data() + i);
         const auto product = RealLeft ? mixt::simd::apply<c64>(fn::mul_fn{}, xc, ab)
                                       : mixt::simd::apply<c64>(fn::mul_fn{}, ab, xc);
-        c128 got[lanes], want[lanes];
+        alignas(64) c128 got[lanes];
+        c128 want[lanes];
         mixt::simd::apply_store<ALeft>(want, op, product, p.data() + i);
         // Whether the textbook formula (before C's recovery, which the planar product has applied) gives a lane
         // that is NaN in both parts.
@@ -261,7 +263,8 @@ void expect_real_product_store(const char* name, Fn op) {
             const float pi = RealLeft ? r * im + zero * re : re * zero + im * r;
             both_nan = both_nan || (std::isnan(pr) && std::isnan(pi));
         }
-        if (mixt::simd::apply_real_product_store<ALeft, RealLeft>(got, op, a.data() + i, xb, p.data() + i)) {
+        if (mixt::simd::apply_real_product_store<ALeft, RealLeft, Stream>(got, op, a.data() + i, xb, p.data() + i)) {
+            if constexpr (Stream) mixt::simd::stream_fence();
             ++stored;
             if (std::memcmp(got, want, sizeof got) != 0 && failures++ == 0) {
                 std::ostringstream out;
@@ -292,6 +295,9 @@ TEST(simd_ops, real_product_store_matches_the_planar_path_bit_for_bit) {
         expect_real_product_store<false, false>("p + a * x", fn::add_fn{});
         expect_real_product_store<true, false>("a * x - p", fn::sub_fn{});
         expect_real_product_store<false, true>("p - x * a", fn::sub_fn{});
+        // With streaming stores (the fused loop's at 32 MiB and more).
+        expect_real_product_store<true, false, true>("a * x + p, streamed", fn::add_fn{});
+        expect_real_product_store<false, true, true>("p - x * a, streamed", fn::sub_fn{});
     } else {
         GTEST_SKIP() << "apply_real_product_store is an AVX2 form: not in this build";
     }

@@ -501,6 +501,34 @@ void store_combined(D* p, const K& operand, const D* leaf, index_t i) {
     simd::apply_store<ALeft>(p, Fn{}, combined_operand<D, Fn>(operand, i), leaf);
 }
 
+/// Whether K is a combined_root whose other operand is a real_product_operand (`c64 * f32 + c128`): when its
+/// results are streamed, stream_batch computes them in memory order too.
+template <class D, class K>
+struct real_product_root : std::false_type {};
+template <class D, class Fn, class A, class B>
+    requires combined_root_v<D, op_kernel<Fn, D, A, B>>
+struct real_product_root<D, op_kernel<Fn, D, A, B>>
+    : std::bool_constant<std::is_same_v<B, leaf_kernel<D>> ? real_product_operand<D, Fn, A>::value
+                                                           : real_product_operand<D, Fn, B>::value> {};
+
+/// Streams the batch of a real_product_root k at element i to p (aligned to simd::stream_pair_alignment<D>):
+/// by simd::apply_real_product_store, or, for a batch it declines, the planar batch k.at_store(i).
+template <class D, class K>
+void stream_batch(D* p, const K& k, index_t i) {
+    using Fn = typename K::fn;
+    constexpr bool a_left = std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>;
+    const auto& operand = std::get<a_left ? 0 : 1>(k.ks);
+    const D* leaf = std::get<a_left ? 1 : 0>(k.ks).p + i;
+    using O = std::remove_cvref_t<decltype(operand)>;
+    constexpr bool real_left = real_product_operand<D, Fn, O>::real_left;
+    const auto& product = operand.k;
+    const auto& c64_leaf = std::get<real_left ? 1 : 0>(product.ks);
+    const auto& real = std::get<real_left ? 0 : 1>(product.ks).k;
+    if (simd::apply_real_product_store<a_left, real_left, true>(p, Fn{}, c64_leaf.p + i, real.at(i), leaf)) [[likely]]
+        return;
+    simd::stream_store(p, k.at_store(i));
+}
+
 /// Stores the batch of k at element i to p: store(p, k.at(i)), or, for a combined_root, the other operand's
 /// batch combined with the leaf's elements in memory (the right-hand leaf when both are leaves).
 template <class D, class K>
@@ -632,7 +660,9 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
     }
     for (; i + w <= end; i += w) {
         if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
-        if constexpr (Stream)
+        if constexpr (Stream && real_product_root<D, K>::value)
+            stream_batch(out + (i - begin), k, i);
+        else if constexpr (Stream)
             put(out + (i - begin), k.at_store(i));
         else
             store_batch(out + (i - begin), k, i);

@@ -80,11 +80,12 @@ inline constexpr bool combines_real_product_v = detail::real_product_store<T, Fn
 /// `apply_store<ALeft>(out, fn, apply<complex<float>>(mul_fn{}, load(a), convert<complex<float>>(x)), p)`
 /// (operands of the product swapped where RealLeft). Returns false, having stored nothing, where a lane of the
 /// product is NaN in both parts (C's Annex G recovery is the planar product's work): the caller stores the batch
-/// the planar way.
-template <bool ALeft, bool RealLeft, class T, class Fn>
+/// the planar way. With Stream, the stores are streaming (non-temporal) ones, and out must be aligned to
+/// stream_pair_alignment<T>.
+template <bool ALeft, bool RealLeft, bool Stream = false, class T, class Fn>
     requires combines_real_product_v<T, Fn>
 bool apply_real_product_store(T* out, const Fn&, const std::complex<float>* a, const batch<float>& x, const T* p) {
-    return detail::real_product_store<T, Fn>::template store<ALeft, RealLeft>(out, a, x, p);
+    return detail::real_product_store<T, Fn>::template store<ALeft, RealLeft, Stream>(out, a, x, p);
 }
 
 /// Whether apply_store has a form for a batch<A> and elements of T in memory that combines them without loading

@@ -415,8 +415,9 @@ struct combined_store<std::complex<double>, Fn> : std::true_type {
 
 // Eight complex<float> elements held interleaved in two registers, elements 0 1 | 4 5 and 2 3 | 6 7, widened
 // to complex<double> by 128-bit halves (which come out in memory order) and combined with the eight
-// complex<double> elements at p, loaded and stored by whole registers.
-template <class Fn, bool ALeft>
+// complex<double> elements at p, loaded and stored by whole registers (Stream: streaming stores, out 32-byte
+// aligned).
+template <class Fn, bool ALeft, bool Stream = false>
 void widen_combine_store(std::complex<double>* out, __m256 a0145, __m256 a2367, const std::complex<double>* p) noexcept {
     const double* q = reinterpret_cast<const double*>(p);
     double* o = reinterpret_cast<double*>(out);
@@ -425,7 +426,11 @@ void widen_combine_store(std::complex<double>* out, __m256 a0145, __m256 a2367, 
                           _mm256_cvtps_pd(_mm256_extractf128_ps(a2367, 1))};
     for (int j = 0; j < 4; ++j) {
         const __m256d m = _mm256_loadu_pd(q + 4 * j);
-        _mm256_storeu_pd(o + 4 * j, ALeft ? arith_pd<Fn>(w[j], m) : arith_pd<Fn>(m, w[j]));
+        const __m256d r = ALeft ? arith_pd<Fn>(w[j], m) : arith_pd<Fn>(m, w[j]);
+        if constexpr (Stream)
+            _mm256_stream_pd(o + 4 * j, r);
+        else
+            _mm256_storeu_pd(o + 4 * j, r);
     }
 }
 
@@ -458,13 +463,13 @@ struct combined_store<std::complex<double>, Fn, std::complex<float>> : std::true
 template <class Fn>
     requires(std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn>)
 struct real_product_store<std::complex<double>, Fn> : std::true_type {
-    template <bool ALeft, bool RealLeft>
+    template <bool ALeft, bool RealLeft, bool Stream>
     static bool store(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
                       const std::complex<double>* p) noexcept {
 #if MIXT_SIMD_AVX512
-        return store512<ALeft, RealLeft>(out, a, x, p);
+        return store512<ALeft, RealLeft, Stream>(out, a, x, p);
 #else
-        return store256<ALeft, RealLeft>(out, a, x, p);
+        return store256<ALeft, RealLeft, Stream>(out, a, x, p);
 #endif
     }
 
@@ -478,7 +483,7 @@ struct real_product_store<std::complex<double>, Fn> : std::true_type {
     // On AVX-512 the 8 elements are one register in memory order: x's lanes doubled by one permute, the
     // products as above, the sums and differences by one add and one masked subtract (no addsub at 512 bits),
     // and the widening by 256-bit halves, which come out in memory order too.
-    template <bool ALeft, bool RealLeft>
+    template <bool ALeft, bool RealLeft, bool Stream>
     static bool store512(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
                          const std::complex<double>* p) noexcept {
         const __m512 z = _mm512_loadu_ps(reinterpret_cast<const float*>(a));
@@ -502,7 +507,13 @@ struct real_product_store<std::complex<double>, Fn> : std::true_type {
         };
         for (int h = 0; h < 2; ++h) {
             const __m512d m = _mm512_loadu_pd(q + 8 * h);
-            _mm512_storeu_pd(o + 8 * h, ALeft ? combine(w[h], m) : combine(m, w[h]));
+            const __m512d v = ALeft ? combine(w[h], m) : combine(m, w[h]);
+            if constexpr (Stream) { // by 256-bit halves: out is 32-byte aligned
+                _mm256_stream_pd(o + 8 * h, _mm512_castpd512_pd256(v));
+                _mm256_stream_pd(o + 8 * h + 4, _mm512_extractf64x4_pd(v, 1));
+            } else {
+                _mm512_storeu_pd(o + 8 * h, v);
+            }
         }
         return true;
     }
@@ -511,7 +522,7 @@ struct real_product_store<std::complex<double>, Fn> : std::true_type {
 #endif
 #endif
 
-    template <bool ALeft, bool RealLeft>
+    template <bool ALeft, bool RealLeft, bool Stream>
     static bool store256(std::complex<double>* out, const std::complex<float>* a, const batch<float>& x,
                          const std::complex<double>* p) noexcept {
         const float* q = reinterpret_cast<const float*>(a);
@@ -531,7 +542,7 @@ struct real_product_store<std::complex<double>, Fn> : std::true_type {
                                          _mm256_and_ps(nan_s, _mm256_permute_ps(nan_s, 0xB1)));
         if (_mm256_movemask_ps(both) != 0) [[unlikely]]
             return false;
-        widen_combine_store<Fn, ALeft>(out, r0145, r2367, p);
+        widen_combine_store<Fn, ALeft, Stream>(out, r0145, r2367, p);
         return true;
     }
 };
