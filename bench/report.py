@@ -249,7 +249,7 @@ def method(context):
     if "mixt_rounds" in context and context.get("mixt_rounds") != "1":
         how = ("median of %s rounds of at least %s s per run (the single-threaded variants of an expression at a "
                "size once per round, in turn, each round starting one variant further and placing the arrays "
-               "anew; then the rounds of mixt_threads); ratios are medians of the ratios within each round"
+               "anew; then the rounds of mixt_threads)"
                % (context["mixt_rounds"], context.get("mixt_min_time", "?")))
     else:
         how = "median of %s repetitions of at least %s s each" % (
@@ -258,9 +258,11 @@ def method(context):
         "- Machine: %s." % machine_line(context),
         "- Compiler: %s. Flags: `%s`." % (context.get("mixt_compiler", "?"), context.get("mixt_flags", "?")),
         "- Date: %s. Load average at the start: %s." % (date, context.get("mixt_load_avg", "?")),
-        "- Method: %s mode, %s, wall-clock time; mixt_threads: "
+        "- Method: %s mode, %s, wall-clock time%s; mixt_threads: "
         "Eigen::ThreadPoolDevice with %s threads (the caller and a pool of one fewer). Google Benchmark's library reports its own build as %s."
-        % (context.get("mixt_mode", "?"), how, context.get("mixt_threads", "?"),
+        % (context.get("mixt_mode", "?"), how,
+           "; ratios are medians of the ratios within each round" if "mixt_rounds" in context and
+           context.get("mixt_rounds") != "1" else "", context.get("mixt_threads", "?"),
            context.get("library_build_type", "?")),
     ]
     if not re.search(r"(^| )-O[23s]", context.get("mixt_flags", "-O2")):
