@@ -426,7 +426,8 @@ template <bool Stream, class D, class K>
 inline constexpr bool block_loop_v = !wide_loop_v<D, K> && !word_loop_v<D, K> &&
                                      (use_block_loop_v<D, K> || (!Stream && simd::avx512 && block_kernel_v<K>));
 
-/// How many wide batches run_range computes per iteration of the 16-lane loop.
+/// How many wide batches (or registers of words) run_range computes per iteration of the 16-lane loop (the
+/// loop on words).
 inline constexpr int wide_unroll = 4;
 
 inline constexpr index_t block_length = 64;
@@ -486,59 +487,32 @@ struct real_product_operand<
     static constexpr bool real_left = true;
 };
 
-/// Stores the batch of a combined_root k at element i to p: the operand's batch combined with the leaf's
-/// elements in memory (ALeft: the leaf is the right-hand operand).
-template <bool ALeft, class D, class Fn, class K>
-void store_combined(D* p, const K& operand, const D* leaf, index_t i) {
-    if constexpr (real_product_operand<D, Fn, K>::value) {
-        constexpr bool real_left = real_product_operand<D, Fn, K>::real_left;
-        const auto& product = operand.k;
-        const auto& c64_leaf = std::get<real_left ? 1 : 0>(product.ks);
-        const auto& real = std::get<real_left ? 0 : 1>(product.ks).k;
-        if (simd::apply_real_product_store<ALeft, real_left>(p, Fn{}, c64_leaf.p + i, real.at(i), leaf)) [[likely]]
-            return;
-    }
-    simd::apply_store<ALeft>(p, Fn{}, combined_operand<D, Fn>(operand, i), leaf);
-}
-
-/// Whether K is a combined_root whose other operand is a real_product_operand (`c64 * f32 + c128`): when its
-/// results are streamed, stream_batch computes them in memory order too.
-template <class D, class K>
-struct real_product_root : std::false_type {};
-template <class D, class Fn, class A, class B>
-    requires combined_root_v<D, op_kernel<Fn, D, A, B>>
-struct real_product_root<D, op_kernel<Fn, D, A, B>>
-    : std::bool_constant<std::is_same_v<B, leaf_kernel<D>> ? real_product_operand<D, Fn, A>::value
-                                                           : real_product_operand<D, Fn, B>::value> {};
-
-/// Streams the batch of a real_product_root k at element i to p (aligned to simd::stream_pair_alignment<D>):
-/// by simd::apply_real_product_store, or, for a batch it declines, the planar batch k.at_store(i).
-template <class D, class K>
-void stream_batch(D* p, const K& k, index_t i) {
-    using Fn = typename K::fn;
-    constexpr bool a_left = std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>;
-    const auto& operand = std::get<a_left ? 0 : 1>(k.ks);
-    const D* leaf = std::get<a_left ? 1 : 0>(k.ks).p + i;
-    using O = std::remove_cvref_t<decltype(operand)>;
-    constexpr bool real_left = real_product_operand<D, Fn, O>::real_left;
-    const auto& product = operand.k;
-    const auto& c64_leaf = std::get<real_left ? 1 : 0>(product.ks);
-    const auto& real = std::get<real_left ? 0 : 1>(product.ks).k;
-    if (simd::apply_real_product_store<a_left, real_left, true>(p, Fn{}, c64_leaf.p + i, real.at(i), leaf)) [[likely]]
-        return;
-    simd::stream_store(p, k.at_store(i));
-}
-
 /// Stores the batch of k at element i to p: store(p, k.at(i)), or, for a combined_root, the other operand's
-/// batch combined with the leaf's elements in memory (the right-hand leaf when both are leaves).
-template <class D, class K>
+/// batch combined with the leaf's elements in memory (the right-hand leaf when both are leaves). With Stream,
+/// by streaming stores (p aligned to simd::stream_pair_alignment<D>): the batch k.at_store(i), but for a
+/// real_product_operand, which is streamed in memory order too.
+template <bool Stream = false, class D, class K>
 void store_batch(D* p, const K& k, index_t i) {
     if constexpr (combined_root_v<D, K>) {
         using Fn = typename K::fn;
-        if constexpr (std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>)
-            store_combined<true, D, Fn>(p, std::get<0>(k.ks), std::get<1>(k.ks).p + i, i);
+        constexpr bool a_left = std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>;
+        const auto& operand = std::get<a_left ? 0 : 1>(k.ks);
+        const D* leaf = std::get<a_left ? 1 : 0>(k.ks).p + i;
+        using O = std::remove_cvref_t<decltype(operand)>;
+        if constexpr (real_product_operand<D, Fn, O>::value) {
+            constexpr bool real_left = real_product_operand<D, Fn, O>::real_left;
+            const auto& c64_leaf = std::get<real_left ? 1 : 0>(operand.k.ks);
+            const auto& real = std::get<real_left ? 0 : 1>(operand.k.ks).k;
+            if (simd::apply_real_product_store<a_left, real_left, Stream>(p, Fn{}, c64_leaf.p + i, real.at(i), leaf))
+                [[likely]]
+                return;
+        }
+        if constexpr (Stream)
+            simd::stream_store(p, k.at_store(i));
         else
-            store_combined<false, D, Fn>(p, std::get<1>(k.ks), std::get<0>(k.ks).p + i, i);
+            simd::apply_store<a_left>(p, Fn{}, combined_operand<D, Fn>(operand, i), leaf);
+    } else if constexpr (Stream) {
+        simd::stream_store(p, k.at_store(i));
     } else {
         simd::store(p, k.at_store(i));
     }
@@ -603,10 +577,10 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
         }
     }
     if constexpr (word_loop_v<D, K>) {
-        // 32 elements per register, four registers per iteration, then one at a time; the 8-lane loop below
+        // 32 elements per register, u registers per iteration, then one at a time; the 8-lane loop below
         // does the last 31 at most.
         constexpr index_t ww = simd::wide::word_lanes;
-        constexpr int u = 4;
+        constexpr int u = wide_unroll;
         const auto put_words = [](D* p, __m512i v) {
             if constexpr (Stream)
                 simd::wide::stream_store_words(p, v);
@@ -660,12 +634,7 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end)
     }
     for (; i + w <= end; i += w) {
         if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
-        if constexpr (Stream && real_product_root<D, K>::value)
-            stream_batch(out + (i - begin), k, i);
-        else if constexpr (Stream)
-            put(out + (i - begin), k.at_store(i));
-        else
-            store_batch(out + (i - begin), k, i);
+        store_batch<Stream>(out + (i - begin), k, i);
     }
     if (i < end) {
         const int n = static_cast<int>(end - i);
@@ -745,7 +714,7 @@ inline constexpr std::size_t stream_alignment_v = [] {
     if constexpr (wide_loop_v<D, K>)
         return std::max(simd::wide::stream_alignment<D>, simd::stream_pair_alignment<D>);
     else if constexpr (word_loop_v<D, K>)
-        return std::max(std::size_t{64}, simd::stream_pair_alignment<D>);
+        return std::max(sizeof(D) * simd::wide::word_lanes, simd::stream_pair_alignment<D>);
     else
         return simd::stream_pair_alignment<D>;
 }();

@@ -437,11 +437,11 @@ batch<R> apply_unrounded(const Fn&, const batch<Ts>&... xs) noexcept {
 // loop loads 64 bytes and widens each half with a shuffle more.
 
 namespace detail {
+// The integer lane types of up to 16 bits (u8, i8, u16, i16), and of 16 (u16, i16).
 template <class T>
-inline constexpr bool is_word_lane_v = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
-                                       std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+inline constexpr bool is_word_lane_v = is_int_lane_v<T> && sizeof(T) <= 2;
 template <class T>
-inline constexpr bool is_word_v = std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+inline constexpr bool is_word_v = is_int_lane_v<T> && sizeof(T) == 2;
 template <class Fn>
 inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
                                      std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
