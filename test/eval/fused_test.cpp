@@ -2,7 +2,8 @@
 // and which the simd::batch loop, and that both give the per-element results at every size around their
 // block, unroll and vector boundaries, in place too; and that a complex + or - of a leaf, whose leaf is
 // combined straight from memory (store_batch), gives them bit for bit, also where the other operand is a
-// complex<float> leaf times a float computed in memory order (`c64 * f32 + c128`).
+// complex<float> leaf times a float computed in memory order (`c64 * f32 + c128`); and that the leaf pointers
+// handed to the loop as arguments follow the kernel's order.
 
 #include <mixt/mixt.hpp>
 
@@ -14,6 +15,8 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -103,6 +106,37 @@ TEST(fused, every_size_matches_the_per_element_definition) {
                 d::add_fn{}(d::mul_fn{}(mixt::convert<float>(b(i)), f(i)), mixt::convert<float>(a(i)));
             ASSERT_EQ(widened(i), want_widened) << "n=" << n << " i=" << i;
         }
+    }
+}
+
+// The single-threaded pass hands the loop its leaf pointers as arguments, taken from the expression
+// (leaf_pointers_of), and the loop puts them into its copy of the kernel (set_leaf_pointers): both must list the
+// leaves in the kernel's own order, through literals, comparisons with a literal, conversions and nodes of
+// three children, where leaves of one type may trade places without a type error.
+TEST(fused, leaf_pointers_follow_the_kernel) {
+    const Eigen::Index n = 2 * d::block_length + 3 * d::unroll_v<float> * 8 + 5;
+    const auto x = random_tensor<float>(n, 11);
+    const auto y = random_tensor<float>(n, 12);
+    const auto z = random_tensor<float>(n, 13);
+    const auto h = random_tensor<Eigen::half>(n, 14);
+    const auto b = random_tensor<i8>(n, 15);
+    const auto e = mixt::where(mixt::lazy(b) > 0, x, y) - mixt::lazy(z) * 0.5 + h;
+    using E = std::remove_cvref_t<decltype(e)>;
+    const auto want = std::tuple{b.data(), x.data(), y.data(), z.data(), h.data()};
+    EXPECT_EQ(d::leaf_pointers_of(e), want);
+    auto kernel = d::make_kernel<mixt::value_t<E>>(e);
+    EXPECT_EQ(d::leaf_pointers(kernel), want);
+    static_assert(d::leaf_count_v<decltype(kernel)> == 5);
+    // Pointed elsewhere, leaf by leaf: y and x trade places, z takes y's.
+    const auto moved = std::tuple{b.data(), y.data(), x.data(), y.data(), h.data()};
+    d::set_leaf_pointers<0>(kernel, moved);
+    EXPECT_EQ(d::leaf_pointers(kernel), moved);
+    // The pass computes every element as defined, at a size that runs every loop and a tail.
+    const Eigen::Tensor<float, 1> got = mixt::eval(e);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const float chosen = b(i) > 0 ? x(i) : y(i);
+        const float want_i = d::add_fn{}(d::sub_fn{}(chosen, d::mul_fn{}(z(i), 0.5f)), mixt::convert<float>(h(i)));
+        ASSERT_EQ(got(i), want_i) << i;
     }
 }
 

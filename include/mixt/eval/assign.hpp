@@ -191,8 +191,14 @@ void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
         const int threads = Eigen::TensorCostModel<Eigen::ThreadPoolDevice>::numThreads(static_cast<double>(n), cost,
                                                                                          device.numThreads());
         run_on_pool(dst, kernel, n, options, device, threads);
-    } else {
+    } else if (options.stream || options.prefetch) {
         run_kernel(dst, kernel, 0, n, options);
+    } else {
+        // The leaf pointers as arguments, taken from the expression: in registers, not read back from the
+        // kernel just stored (run_range says why).
+        const auto leaves = leaf_pointers_of(e);
+        static_assert(std::is_same_v<decltype(leaves), const decltype(leaf_pointers(kernel))>);
+        std::apply([&](const auto*... p) { run_range<false, false>(dst, kernel, 0, n, p...); }, leaves);
     }
 }
 

@@ -531,20 +531,99 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 template <class D, class K>
 inline constexpr bool store_as_computed_v = combined_root_v<D, K> || sizeof(D) == 8;
 
+/// The data pointers of a kernel's leaves, in the order of the tree (leaf_pointers), and a kernel's leaves
+/// pointed at given ones (set_leaf_pointers<I>: the leaves take pointers I, I + 1, ... of a tuple).
+template <class T>
+std::tuple<const T*> leaf_pointers(const leaf_kernel<T>& k) {
+    return {k.p};
+}
+template <class T>
+std::tuple<> leaf_pointers(const const_kernel<T>&) {
+    return {};
+}
+template <class S, class K>
+auto leaf_pointers(const convert_kernel<S, K>& k) {
+    return leaf_pointers(k.k);
+}
+template <class Fn, class R, class... Ks>
+auto leaf_pointers(const op_kernel<Fn, R, Ks...>& k) {
+    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers(c)...); }, k.ks);
+}
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+auto leaf_pointers(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k) {
+    return leaf_pointers(k.k);
+}
+/// The data pointers of an expression's array leaves, in the order of the tree: those of its kernel.
+template <class E>
+std::tuple<> leaf_pointers_of(const E&) {
+    return {};
+}
+template <class P, class X>
+std::tuple<const value_t<leaf<P, X>>*> leaf_pointers_of(const leaf<P, X>& l) {
+    return {l.x.data()};
+}
+template <class Op, class... Cs>
+auto leaf_pointers_of(const node<Op, Cs...>& n) {
+    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers_of(c)...); }, n.children);
+}
+
+template <class K>
+inline constexpr std::size_t leaf_count_v = std::tuple_size_v<decltype(leaf_pointers(std::declval<const K&>()))>;
+
+template <std::size_t I, class T, class Tuple>
+void set_leaf_pointers(leaf_kernel<T>& k, const Tuple& t) {
+    k.p = std::get<I>(t);
+}
+template <std::size_t I, class T, class Tuple>
+void set_leaf_pointers(const_kernel<T>&, const Tuple&) {}
+template <std::size_t I, class S, class K, class Tuple>
+void set_leaf_pointers(convert_kernel<S, K>& k, const Tuple& t) {
+    set_leaf_pointers<I>(k.k, t);
+}
+template <std::size_t I, class Fn, bool LiteralLeft, class J, class L, class K, class Tuple>
+void set_leaf_pointers(literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k, const Tuple& t) {
+    set_leaf_pointers<I>(k.k, t);
+}
+/// How many leaves the first C of the kernels Ks have.
+template <std::size_t C, class... Ks>
+constexpr std::size_t leaves_before() {
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+        return (std::size_t{0} + ... + leaf_count_v<boost::mp11::mp_at_c<boost::mp11::mp_list<Ks...>, J>>);
+    }(std::make_index_sequence<C>{});
+}
+template <std::size_t I, class Fn, class R, class... Ks, class Tuple>
+void set_leaf_pointers(op_kernel<Fn, R, Ks...>& k, const Tuple& t) {
+    [&]<std::size_t... C>(std::index_sequence<C...>) {
+        (set_leaf_pointers<I + leaves_before<C, Ks...>()>(std::get<C>(k.ks), t), ...);
+    }(std::index_sequence_for<Ks...>{});
+}
+
 /// Computes elements [begin, end) of the kernel into out[0, end - begin). The loop works on a local copy of
 /// the kernel: the SIMD stores may alias any object (the intrinsics' types are may_alias), so a kernel reached
 /// through memory the caller owns (a reference, or a by-value parameter, which the x86-64 ABI passes by
 /// hidden reference once it holds a vector register) would have its pointers and broadcast literals reloaded
 /// after every store, while a local whose address never escapes lives in registers.
+/// `leaves`, when given, are the kernel's leaf pointers (leaf_pointers), which the copy takes instead of the
+/// ones in `kernel`: passed as arguments, they arrive in registers (the first two; the others in stack slots
+/// of their own). Read from the kernel, which the caller has just built in its stack frame, they wait for
+/// its stores, and GCC's SLP vectorizer builds two adjacent pointers in one vector register and stores it
+/// whole: the 8-byte loads of its halves are not forwarded from that store on Zen 4, and the loop's first
+/// addresses waited about 25 cycles (i32 + f64 at 256 elements: 0.76 of the hand loop, 0.99 with the
+/// pointers in registers).
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
 ///
 /// The loop is MIXT_FLATTEN: the whole kernel inlines into it, so the tree's arithmetic runs in registers.
-template <bool Prefetch, bool Stream, class D, class K>
-MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end) {
+template <bool Prefetch, bool Stream, class D, class K, class... Ts>
+MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end, const Ts*... leaves) {
     static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
-    const K k = kernel;
+    static_assert(sizeof...(Ts) == 0 || sizeof...(Ts) == leaf_count_v<K>);
+    const K k = [&] {
+        K copy = kernel;
+        if constexpr (sizeof...(Ts) > 0) set_leaf_pointers<0>(copy, std::tuple<const Ts*...>{leaves...});
+        return copy;
+    }();
     constexpr index_t w = simd::lanes;
     const auto put = [](D* p, const simd::batch<D>& b) {
         if constexpr (Stream)
