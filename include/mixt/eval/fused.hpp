@@ -608,8 +608,8 @@ void set_leaf_pointers(op_kernel<Fn, R, Ks...>& k, const Tuple& t) {
 /// of their own). Read from the kernel, which the caller has just built in its stack frame, they wait for
 /// its stores, and GCC's SLP vectorizer builds two adjacent pointers in one vector register and stores it
 /// whole: the 8-byte loads of its halves are not forwarded from that store on Zen 4, and the loop's first
-/// addresses waited about 25 cycles (i32 + f64 at 256 elements: 0.76 of the hand loop, 0.99 with the
-/// pointers in registers).
+/// addresses waited about 25 cycles (mixt-bench, i32 + f64 at 256 elements: 0.76 of the hand loop, 0.97 with
+/// the pointers in registers).
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
