@@ -316,21 +316,6 @@ struct bits_impl<8> { using type = std::uint64_t; };
 template <std::size_t W>
 using bits_t = typename bits_impl<W>::type;
 
-template <class E>
-auto leaf_pointers(const E&) {
-    return std::tuple<>{};
-}
-template <class P, class X>
-auto leaf_pointers(const leaf<P, X>& l) {
-    static_assert(requires { l.x.data(); },
-                  "mixt::bench::run_traffic: every leaf must be an Eigen::Tensor or TensorMap (an array in memory)");
-    return std::make_tuple(l.x.data());
-}
-template <class Op, class... Cs>
-auto leaf_pointers(const node<Op, Cs...>& n) {
-    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers(c)...); }, n.children);
-}
-
 // Words are moved with memcpy, not bit_cast or pointer casts: defined for every storage type, and the form
 // that GCC and Clang both vectorize (GCC 12 vectorizes neither a bit_cast of Eigen::half nor a 16-byte struct).
 template <class W>
@@ -495,8 +480,10 @@ void traffic_pass(Dst& dst, const E& e) {
     using R = typename Eigen::internal::traits<std::remove_cvref_t<Dst>>::Scalar;
     static_assert(sizeof(R) == sizeof(value_t<E>), "mixt::bench::traffic_pass: the destination's element width "
                                                    "differs from the expression's");
+    static_assert(mixt::detail::fusable_v<E>,
+                  "mixt::bench::run_traffic: every leaf must be an Eigen::Tensor or TensorMap (an array in memory)");
     std::apply([&](const auto*... p) { detail::traffic_pass(dst.data(), element_count(e), p...); },
-               detail::leaf_pointers(e));
+               mixt::detail::leaf_pointers_of(e));
 }
 
 /// Times the memory-traffic floor of `e` (see `traffic_pass`) with the counters of `e`: the GB/s a fused
