@@ -109,11 +109,11 @@ TEST(fused, every_size_matches_the_per_element_definition) {
     }
 }
 
-// The single-threaded pass hands the loop its leaf pointers as arguments, taken from the expression
-// (leaf_pointers_of), and the loop puts them into its copy of the kernel (set_leaf_pointers): both must list the
-// leaves in the kernel's own order, through literals, comparisons with a literal, conversions and nodes of
-// three children, where leaves of one type may trade places without a type error.
-TEST(fused, leaf_pointers_follow_the_kernel) {
+// The single-threaded pass hands the loop the kernel's run-time values as arguments (kernel_args), and the loop
+// builds its own kernel from them (kernel_from_args, run_range_of): both must list them in the kernel's own
+// order, through literals, comparisons with a literal, conversions and nodes of three children, where values of
+// one type may trade places without a type error.
+TEST(fused, kernel_args_follow_the_kernel) {
     const Eigen::Index n = 2 * d::block_length + 3 * d::unroll_v<float> * 8 + 5;
     const auto x = random_tensor<float>(n, 11);
     const auto y = random_tensor<float>(n, 12);
@@ -121,17 +121,34 @@ TEST(fused, leaf_pointers_follow_the_kernel) {
     const auto h = random_tensor<Eigen::half>(n, 14);
     const auto b = random_tensor<i8>(n, 15);
     const auto e = mixt::where(mixt::lazy(b) > 0, x, y) - mixt::lazy(z) * 0.5 + h;
-    using E = std::remove_cvref_t<decltype(e)>;
-    const auto want = std::tuple{b.data(), x.data(), y.data(), z.data(), h.data()};
-    EXPECT_EQ(d::leaf_pointers_of(e), want);
-    auto kernel = d::make_kernel<mixt::value_t<E>>(e);
-    EXPECT_EQ(d::leaf_pointers(kernel), want);
-    static_assert(d::leaf_count_v<decltype(kernel)> == 5);
-    // Pointed elsewhere, leaf by leaf: y and x trade places, z takes y's.
-    const auto moved = std::tuple{b.data(), y.data(), x.data(), y.data(), h.data()};
-    d::set_leaf_pointers<0>(kernel, moved);
-    EXPECT_EQ(d::leaf_pointers(kernel), moved);
-    // The pass computes every element as defined, at a size that runs every loop and a tail.
+    EXPECT_EQ(d::leaf_pointers_of(e), std::tuple(b.data(), x.data(), y.data(), z.data(), h.data()));
+    const auto kernel = d::make_kernel<float>(e);
+    using K = std::remove_const_t<decltype(kernel)>;
+    static_assert(d::kernel_arg_count_v<K> == 7);
+    const auto args = d::kernel_args(kernel);
+    EXPECT_EQ(std::get<0>(args), b.data());
+    EXPECT_EQ(std::get<1>(args).literal, 0);
+    EXPECT_EQ(std::get<1>(args).converted, i8{0});
+    EXPECT_TRUE(std::get<1>(args).fits);
+    EXPECT_EQ(std::get<2>(args), x.data());
+    EXPECT_EQ(std::get<3>(args), y.data());
+    EXPECT_EQ(std::get<4>(args), z.data());
+    EXPECT_EQ(std::get<5>(args), 0.5f);
+    EXPECT_EQ(std::get<6>(args), h.data());
+    // Other values, each where it belongs: x and y trade places, the comparison's literal becomes 10 and the
+    // product's 0.25. The loop computes every element with them, at a size that runs every loop and a tail.
+    auto above_10 = std::get<1>(args);
+    above_10.literal = 10;
+    above_10.converted = 10;
+    Eigen::Tensor<float, 1> moved(n);
+    d::run_range_of<false, false, float, K>(moved.data(), 0, n, b.data(), above_10, y.data(), x.data(), z.data(), 0.25f,
+                                            h.data());
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const float chosen = b(i) > 10 ? y(i) : x(i);
+        const float want_i = d::add_fn{}(d::sub_fn{}(chosen, d::mul_fn{}(z(i), 0.25f)), mixt::convert<float>(h(i)));
+        ASSERT_EQ(moved(i), want_i) << i;
+    }
+    // And the pass over the expression's own values.
     const Eigen::Tensor<float, 1> got = mixt::eval(e);
     for (Eigen::Index i = 0; i < n; ++i) {
         const float chosen = b(i) > 0 ? x(i) : y(i);

@@ -183,22 +183,25 @@ void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, 
 
 template <class D, class E, class Device>
 void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
-    const auto kernel = make_kernel<D>(e);
     const pass_options options = options_for(n, leaf_bytes_v<E> + sizeof(D));
     if constexpr (is_thread_pool_device_v<Device>) {
         // As many threads as Eigen's cost model gives a pass of this size (1 for small ones).
         const Eigen::TensorOpCost cost(static_cast<double>(leaf_bytes_v<E>), sizeof(D), 8.0);
         const int threads = Eigen::TensorCostModel<Eigen::ThreadPoolDevice>::numThreads(static_cast<double>(n), cost,
                                                                                          device.numThreads());
-        run_on_pool(dst, kernel, n, options, device, threads);
-    } else if (options.stream || options.prefetch) {
-        run_kernel(dst, kernel, 0, n, options);
+        if (threads > 1) {
+            run_on_pool(dst, make_kernel<D>(e), n, options, device, threads);
+            return;
+        }
+    }
+    if (options.stream || options.prefetch) {
+        run_kernel(dst, make_kernel<D>(e), 0, n, options);
     } else {
-        // The leaf pointers as arguments, taken from the expression: in registers, not read back from the
-        // kernel just stored (run_range says why).
-        const auto leaves = leaf_pointers_of(e);
-        static_assert(std::is_same_v<decltype(leaves), const decltype(leaf_pointers(kernel))>);
-        std::apply([&](const auto*... p) { run_range<false, false>(dst, kernel, 0, n, p...); }, leaves);
+        // The kernel's values as arguments, in registers (run_range_of says why). The kernel of this branch
+        // has no address taken: it lives in registers and is never stored.
+        const auto kernel = make_kernel<D>(e);
+        using K = std::remove_const_t<decltype(kernel)>;
+        std::apply([&](const auto&... a) { run_range_of<false, false, D, K>(dst, 0, n, a...); }, kernel_args(kernel));
     }
 }
 

@@ -531,29 +531,77 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 template <class D, class K>
 inline constexpr bool store_as_computed_v = combined_root_v<D, K> || sizeof(D) == 8;
 
-/// The data pointers of a kernel's leaves, in the order of the tree (leaf_pointers), and a kernel's leaves
-/// pointed at given ones (set_leaf_pointers<I>: the leaves take pointers I, I + 1, ... of a tuple).
+/// A kernel's run-time values, in the order of the tree (kernel_args): the data pointers of its leaves, the
+/// values of its literals (already converted to the node's type), and the functors of its comparisons with a
+/// literal; and the kernel built anew from them (kernel_from_args<K>: a literal's batch is broadcast again
+/// from its value). run_range_of takes them as arguments (it says why).
 template <class T>
-std::tuple<const T*> leaf_pointers(const leaf_kernel<T>& k) {
+std::tuple<const T*> kernel_args(const leaf_kernel<T>& k) {
     return {k.p};
 }
 template <class T>
-std::tuple<> leaf_pointers(const const_kernel<T>&) {
-    return {};
+std::tuple<T> kernel_args(const const_kernel<T>& k) {
+    return {k.s};
 }
 template <class S, class K>
-auto leaf_pointers(const convert_kernel<S, K>& k) {
-    return leaf_pointers(k.k);
+auto kernel_args(const convert_kernel<S, K>& k) {
+    return kernel_args(k.k);
 }
 template <class Fn, class R, class... Ks>
-auto leaf_pointers(const op_kernel<Fn, R, Ks...>& k) {
-    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers(c)...); }, k.ks);
+auto kernel_args(const op_kernel<Fn, R, Ks...>& k) {
+    return std::apply([](const auto&... c) { return std::tuple_cat(kernel_args(c)...); }, k.ks);
 }
 template <class Fn, bool LiteralLeft, class J, class L, class K>
-auto leaf_pointers(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k) {
-    return leaf_pointers(k.k);
+auto kernel_args(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k) {
+    return std::tuple_cat(kernel_args(k.k), std::tuple{k.f});
 }
-/// The data pointers of an expression's array leaves, in the order of the tree: those of its kernel.
+
+template <class K>
+inline constexpr std::size_t kernel_arg_count_v = std::tuple_size_v<decltype(kernel_args(std::declval<const K&>()))>;
+
+/// How many run-time values the first C of the kernels Ks have.
+template <std::size_t C, class... Ks>
+constexpr std::size_t args_before() {
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+        return (std::size_t{0} + ... + kernel_arg_count_v<boost::mp11::mp_at_c<boost::mp11::mp_list<Ks...>, J>>);
+    }(std::make_index_sequence<C>{});
+}
+
+// The kernel of type K whose run-time values are elements I, I + 1, ... of the tuple t.
+template <std::size_t I, class T, class Tuple>
+leaf_kernel<T> kernel_from(std::type_identity<leaf_kernel<T>>, const Tuple& t) {
+    return {std::get<I>(t)};
+}
+template <std::size_t I, class T, class Tuple>
+const_kernel<T> kernel_from(std::type_identity<const_kernel<T>>, const Tuple& t) {
+    const T s = std::get<I>(t);
+    return {simd::broadcast(s), s};
+}
+template <std::size_t I, class S, class K, class Tuple>
+convert_kernel<S, K> kernel_from(std::type_identity<convert_kernel<S, K>>, const Tuple& t) {
+    return {kernel_from<I>(std::type_identity<K>{}, t)};
+}
+template <std::size_t I, class Fn, class R, class... Ks, class Tuple>
+op_kernel<Fn, R, Ks...> kernel_from(std::type_identity<op_kernel<Fn, R, Ks...>>, const Tuple& t) {
+    return [&]<std::size_t... C>(std::index_sequence<C...>) {
+        return op_kernel<Fn, R, Ks...>{{kernel_from<I + args_before<C, Ks...>()>(std::type_identity<Ks>{}, t)...}};
+    }(std::index_sequence_for<Ks...>{});
+}
+template <std::size_t I, class Fn, bool LiteralLeft, class J, class L, class K, class Tuple>
+literal_compare_kernel<Fn, LiteralLeft, J, L, K>
+kernel_from(std::type_identity<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>, const Tuple& t) {
+    const auto& f = std::get<I + kernel_arg_count_v<K>>(t);
+    return {kernel_from<I>(std::type_identity<K>{}, t), f, simd::broadcast(f.converted)};
+}
+/// The kernel of type K with the run-time values args (those kernel_args lists).
+template <class K, class... Args>
+K kernel_from_args(const Args&... args) {
+    static_assert(sizeof...(Args) == kernel_arg_count_v<K>);
+    static_assert(std::is_same_v<std::tuple<Args...>, decltype(kernel_args(std::declval<const K&>()))>);
+    return kernel_from<0>(std::type_identity<K>{}, std::forward_as_tuple(args...));
+}
+
+/// The data pointers of an expression's array leaves, in the order of the tree: those kernel_args lists.
 template <class E>
 std::tuple<> leaf_pointers_of(const E&) {
     return {};
@@ -567,63 +615,30 @@ auto leaf_pointers_of(const node<Op, Cs...>& n) {
     return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers_of(c)...); }, n.children);
 }
 
-template <class K>
-inline constexpr std::size_t leaf_count_v = std::tuple_size_v<decltype(leaf_pointers(std::declval<const K&>()))>;
-
-template <std::size_t I, class T, class Tuple>
-void set_leaf_pointers(leaf_kernel<T>& k, const Tuple& t) {
-    k.p = std::get<I>(t);
-}
-template <std::size_t I, class T, class Tuple>
-void set_leaf_pointers(const_kernel<T>&, const Tuple&) {}
-template <std::size_t I, class S, class K, class Tuple>
-void set_leaf_pointers(convert_kernel<S, K>& k, const Tuple& t) {
-    set_leaf_pointers<I>(k.k, t);
-}
-template <std::size_t I, class Fn, bool LiteralLeft, class J, class L, class K, class Tuple>
-void set_leaf_pointers(literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k, const Tuple& t) {
-    set_leaf_pointers<I>(k.k, t);
-}
-/// How many leaves the first C of the kernels Ks have.
-template <std::size_t C, class... Ks>
-constexpr std::size_t leaves_before() {
-    return []<std::size_t... J>(std::index_sequence<J...>) {
-        return (std::size_t{0} + ... + leaf_count_v<boost::mp11::mp_at_c<boost::mp11::mp_list<Ks...>, J>>);
-    }(std::make_index_sequence<C>{});
-}
-template <std::size_t I, class Fn, class R, class... Ks, class Tuple>
-void set_leaf_pointers(op_kernel<Fn, R, Ks...>& k, const Tuple& t) {
-    [&]<std::size_t... C>(std::index_sequence<C...>) {
-        (set_leaf_pointers<I + leaves_before<C, Ks...>()>(std::get<C>(k.ks), t), ...);
-    }(std::index_sequence_for<Ks...>{});
-}
-
-/// Computes elements [begin, end) of the kernel into out[0, end - begin). The loop works on a local copy of
-/// the kernel: the SIMD stores may alias any object (the intrinsics' types are may_alias), so a kernel reached
-/// through memory the caller owns (a reference, or a by-value parameter, which the x86-64 ABI passes by
-/// hidden reference once it holds a vector register) would have its pointers and broadcast literals reloaded
-/// after every store, while a local whose address never escapes lives in registers.
-/// `leaves`, when given, are the kernel's leaf pointers (leaf_pointers), which the copy takes instead of the
-/// ones in `kernel`: passed as arguments, they arrive in registers (the first two; the others in stack slots
-/// of their own). Read from the kernel, which the caller has just built in its stack frame, they wait for
-/// its stores, and GCC's SLP vectorizer builds two adjacent pointers in one vector register and stores it
-/// whole: the 8-byte loads of its halves are not forwarded from that store on Zen 4, and the loop's first
-/// addresses waited about 25 cycles (mixt-bench, i32 + f64 at 256 elements: 0.76 of the hand loop, 0.97 with
-/// the pointers in registers).
+/// Computes elements [begin, end) of the kernel K whose run-time values are `args` (kernel_args) into
+/// out[0, end - begin).
+/// The loop builds its own kernel from the values, which arrive as arguments: in registers (the first few;
+/// the others in stack slots of their own, each written whole by the caller). A kernel reached through memory
+/// fails twice. A reference to the caller's kernel (or a by-value parameter, which the x86-64 ABI passes by
+/// hidden reference once it holds a vector register) has its pointers and broadcast literals reloaded after
+/// every store, as the SIMD stores may alias any object (the intrinsics' types are may_alias). And a copy of it
+/// made here waits for the caller's stores of the kernel it has just built: GCC copies the kernel by 64-byte
+/// loads and builds two adjacent pointers in one vector register stored whole (its SLP vectorizer), and on
+/// Zen 4 a load that spans several smaller stores, or takes half of a wider one, is not forwarded from them.
+/// The loop's first addresses and literals waited 25 cycles or more on every call: in mixt-bench at 256
+/// elements, i32 + f64 ran at 0.76 of the hand loop with the pointers read from the kernel, 0.97 with the
+/// pointers as arguments; f32 * 0.5 + i16, whose literal was still read from the kernel, took 24 ns a pass
+/// against the hand loop's 12.5, and 13.4 to 14.6 ns with every value an argument (a standalone loop of
+/// calls, both out of line, GCC 12 -O3 -march=native, Zen 4).
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
 ///
 /// The loop is MIXT_FLATTEN: the whole kernel inlines into it, so the tree's arithmetic runs in registers.
-template <bool Prefetch, bool Stream, class D, class K, class... Ts>
-MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end, const Ts*... leaves) {
+template <bool Prefetch, bool Stream, class D, class K, class... Args>
+MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args) {
     static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
-    static_assert(sizeof...(Ts) == 0 || sizeof...(Ts) == leaf_count_v<K>);
-    const K k = [&] {
-        K copy = kernel;
-        if constexpr (sizeof...(Ts) > 0) set_leaf_pointers<0>(copy, std::tuple<const Ts*...>{leaves...});
-        return copy;
-    }();
+    const K k = kernel_from_args<K>(args...);
     constexpr index_t w = simd::lanes;
     const auto put = [](D* p, const simd::batch<D>& b) {
         if constexpr (Stream)
@@ -719,6 +734,12 @@ MIXT_FLATTEN void run_range(D* out, const K& kernel, index_t begin, index_t end,
         const int n = static_cast<int>(end - i);
         simd::store_partial(out + (i - begin), k.at_partial(i, n), n);
     }
+}
+
+/// Computes elements [begin, end) of `kernel` into out[0, end - begin): run_range_of with the kernel's values.
+template <bool Prefetch, bool Stream, class D, class K>
+void run_range(D* out, const K& kernel, index_t begin, index_t end) {
+    std::apply([&](const auto&... a) { run_range_of<Prefetch, Stream, D, K>(out, begin, end, a...); }, kernel_args(kernel));
 }
 
 /// Passes that move at least this many bytes (every leaf read once plus the result written once) write their

@@ -38,7 +38,7 @@
 // MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp; a
 // comparison with a literal that does not fit, and the error paths of the checks before a write): never
 // inlined and laid out away from the hot code, so that the code calling it stays small.
-// MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range): everything it calls is inlined into it, down
+// MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range_of): everything it calls is inlined into it, down
 // to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
 // translation unit. Left to them, GCC stopped inlining the kernel of `where(f32 > 0, f16, bf16)` into its
 // loop when an unrelated function of the same translation unit shrank (half the speed), and with the kernels
