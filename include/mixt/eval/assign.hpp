@@ -146,14 +146,12 @@ inline constexpr int pieces_per_thread = 4;
 /// virtual machine, which is most of a pass over 256K elements of f16 (0.5 MiB). Taking pieces in turn rather
 /// than one range per thread keeps both cores' work when one of them runs slower: on the shared 2-core machine
 /// of the benchmarks, `exp(f16) * bf16` at 262144 elements went in and out of 1.0x of one thread with fixed
-/// halves (the pass waited for the slow half) over minutes.
+/// halves (the pass waited for the slow half) over minutes. `threads` > 1 (run_fused runs a one-thread pass
+/// itself); a pass of one piece (n <= 64, say) runs on the calling thread alone.
 template <class D, class K>
 void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, const Eigen::ThreadPoolDevice& device,
                  int threads) {
-    if (threads <= 1 || n <= 64) {
-        run_kernel(dst, kernel, 0, n, options);
-        return;
-    }
+    eigen_assert(threads > 1);
     const Eigen::Index wanted = static_cast<Eigen::Index>(threads) * pieces_per_thread;
     const Eigen::Index piece = ((n + wanted - 1) / wanted + 63) & ~Eigen::Index{63};
     const auto pieces = static_cast<int>((n + piece - 1) / piece);

@@ -124,6 +124,8 @@ template <class T>
 struct const_kernel {
     simd::batch<T> v;
     T s;
+    /// The kernel of the value s (already converted to T).
+    static const_kernel of(T s) { return {simd::broadcast(s), s}; }
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
     const simd::batch<T>& at_store(index_t) const { return v; }
@@ -192,6 +194,10 @@ struct literal_compare_kernel {
     K k;
     literal_compare_functor<Fn, LiteralLeft, J, L> f;
     simd::batch<J> literal_b;
+    /// The kernel comparing k's elements with f's literal.
+    static literal_compare_kernel of(const K& k, const literal_compare_functor<Fn, LiteralLeft, J, L>& f) {
+        return {k, f, simd::broadcast(f.converted)};
+    }
     simd::batch<bool> compute(const simd::batch<J>& a) const {
         if (f.fits) [[likely]]
             return LiteralLeft ? simd::apply<bool>(Fn{}, literal_b, a) : simd::apply<bool>(Fn{}, a, literal_b);
@@ -247,8 +253,8 @@ auto make_native_kernel(const node<Op, Cs...>& n) {
         using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
         const J converted = mixt::convert<J>(lit.value);
         auto k = make_kernel<J>(arr);
-        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, L, decltype(k)>{
-            k, {lit.value, converted, literal_fits<J>(lit.value)}, simd::broadcast(converted)};
+        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, L, decltype(k)>::of(
+            k, {lit.value, converted, literal_fits<J>(lit.value)});
     } else {
         using ops = typename N::operand_types;
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -264,8 +270,7 @@ template <class S, class E>
 auto make_kernel(const E& e) {
     using V = value_t<E>;
     if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
-        const S s = mixt::convert<S>(e.value);
-        return const_kernel<S>{simd::broadcast(s), s};
+        return const_kernel<S>::of(mixt::convert<S>(e.value));
     } else if constexpr (std::is_same_v<S, V>) {
         return make_native_kernel(e);
     } else {
@@ -574,8 +579,7 @@ leaf_kernel<T> kernel_from(std::type_identity<leaf_kernel<T>>, const Tuple& t) {
 }
 template <std::size_t I, class T, class Tuple>
 const_kernel<T> kernel_from(std::type_identity<const_kernel<T>>, const Tuple& t) {
-    const T s = std::get<I>(t);
-    return {simd::broadcast(s), s};
+    return const_kernel<T>::of(std::get<I>(t));
 }
 template <std::size_t I, class S, class K, class Tuple>
 convert_kernel<S, K> kernel_from(std::type_identity<convert_kernel<S, K>>, const Tuple& t) {
@@ -590,13 +594,12 @@ op_kernel<Fn, R, Ks...> kernel_from(std::type_identity<op_kernel<Fn, R, Ks...>>,
 template <std::size_t I, class Fn, bool LiteralLeft, class J, class L, class K, class Tuple>
 literal_compare_kernel<Fn, LiteralLeft, J, L, K>
 kernel_from(std::type_identity<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>, const Tuple& t) {
-    const auto& f = std::get<I + kernel_arg_count_v<K>>(t);
-    return {kernel_from<I>(std::type_identity<K>{}, t), f, simd::broadcast(f.converted)};
+    return literal_compare_kernel<Fn, LiteralLeft, J, L, K>::of(kernel_from<I>(std::type_identity<K>{}, t),
+                                                                std::get<I + kernel_arg_count_v<K>>(t));
 }
 /// The kernel of type K with the run-time values args (those kernel_args lists).
 template <class K, class... Args>
 K kernel_from_args(const Args&... args) {
-    static_assert(sizeof...(Args) == kernel_arg_count_v<K>);
     static_assert(std::is_same_v<std::tuple<Args...>, decltype(kernel_args(std::declval<const K&>()))>);
     return kernel_from<0>(std::type_identity<K>{}, std::forward_as_tuple(args...));
 }
@@ -626,10 +629,9 @@ auto leaf_pointers_of(const node<Op, Cs...>& n) {
 /// loads and builds two adjacent pointers in one vector register stored whole (its SLP vectorizer), and on
 /// Zen 4 a load that spans several smaller stores, or takes half of a wider one, is not forwarded from them.
 /// The loop's first addresses and literals waited 25 cycles or more on every call: in mixt-bench at 256
-/// elements, i32 + f64 ran at 0.76 of the hand loop with the pointers read from the kernel, 0.97 with the
-/// pointers as arguments; f32 * 0.5 + i16, whose literal was still read from the kernel, took 24 ns a pass
-/// against the hand loop's 12.5, and 13.4 to 14.6 ns with every value an argument (a standalone loop of
-/// calls, both out of line, GCC 12 -O3 -march=native, Zen 4).
+/// elements (`--mixt_sizes=256`, Zen 4), i32 + f64 ran at 0.76 of the hand loop with the pointers read from
+/// the kernel, 0.97 with the pointers as arguments; f32 * 0.5 + i16, whose literal was still read from the
+/// kernel, took 25.2 ns a pass against the hand loop's 12.1, and 14.1 ns with every value an argument.
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
