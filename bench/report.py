@@ -4,7 +4,7 @@
     report.py --bench build/release/bench/mixt-bench --out build/release/report [--mode quick|full|smoke]
 
 The mode defaults to $MIXT_REPORT_MODE, else quick:
-    quick  5 rounds, 0.05 s minimum time per run (a few minutes on 2 cores)
+    quick  7 rounds, 0.05 s minimum time per run (three to four minutes on 2 cores)
     full   10 rounds, 0.5 s minimum time per run
     smoke  2 rounds, 0.001 s, size 4096 only (ctest: the machinery works, the numbers mean nothing)
 A round runs every single-threaded variant of an expression at a size once, in turn (mixt-bench --mixt_rounds),
@@ -21,8 +21,11 @@ plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunni
 
 Every GB/s figure is the median over the rounds of bytes_per_second (for a JSON of repetitions instead, Google
 Benchmark's `_median` aggregate); every ratio (mixt/hand_loop, mixt/eigen_cast, mixt % traffic and their
-geometric means) is the median over the rounds of the ratio within each round, where the bytes are those of the fused expression (every leaf read once, the result written once), whatever
-the variant does; GB/s are 10^9 bytes per second. Written under --out: bench.json (Google Benchmark's JSON),
+geometric means) is the median over the rounds of the ratio within each round, where the bytes are those of the
+fused expression (every leaf read once, the result written once), whatever the variant does; GB/s are 10^9 bytes
+per second. Under each table, the rows whose mixt/hand_loop or mixt/eigen_cast is below 1.00, or whose mixt %
+traffic is below 90, are listed with the lowest and highest ratio of their single rounds: a row behind in every
+round differs from one whose rounds fall on both sides of the mark. Written under --out: bench.json (Google Benchmark's JSON),
 console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and gbps.svg (the plot;
 needs gnuplot). Standard library only.
 """
@@ -37,7 +40,7 @@ import subprocess
 import sys
 
 MODES = {
-    "quick": {"rounds": 5, "min_time": 0.05, "sizes": None},
+    "quick": {"rounds": 7, "min_time": 0.05, "sizes": None},
     "full": {"rounds": 10, "min_time": 0.5, "sizes": None},
     "smoke": {"rounds": 2, "min_time": 0.001, "sizes": "4096"},
 }
@@ -203,6 +206,42 @@ def paired_ratio(runs, gbps, num, den):
     return ratio(gbps.get(num), gbps.get(den))
 
 
+def round_ratios(runs, num, den):
+    """num/den within each round, where the runs of num and den pair up (see paired_ratio); else []."""
+    a, b = runs.get(num), runs.get(den)
+    if a and b and len(a) == len(b) and len(a) > 1 and all(b):
+        return [x / y for x, y in zip(a, b)]
+    return []
+
+
+# The ratio columns whose rows below a mark are listed under a table with the range of their single rounds:
+# (label, numerator variant, denominator variant, mark, scale of the printed figure, digits).
+MARKED_COLUMNS = [
+    ("mixt/hand_loop", "mixt", "hand_loop", 1.0, 1, 2),
+    ("mixt/eigen_cast", "mixt", "eigen_cast", 1.0, 1, 2),
+    ("mixt % traffic", "mixt", "traffic", 0.9, 100, 0),
+]
+
+
+def below_mark_lines(runs, gbps, exprs, n):
+    """A line per ratio column of MARKED_COLUMNS that has rows below its mark at size n: each such row's median
+    ratio and the lowest and highest ratio of its single rounds, so that a reader can tell a row that is behind in
+    every round from one whose rounds fall on both sides of the mark."""
+    lines = []
+    for label, num, den, mark, scale, digits in MARKED_COLUMNS:
+        found = []
+        for i, _, _ in exprs:
+            r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
+            if r is None or round(r * scale, digits) >= mark * scale:
+                continue
+            rs = round_ratios(runs, (num, i, n), (den, i, n))
+            spread = " (rounds %s to %s)" % (fmt(min(rs) * scale, digits), fmt(max(rs) * scale, digits)) if rs else ""
+            found.append("%s %s%s" % (i, fmt(r * scale, digits), spread))
+        if found:
+            lines.append("- %s below %s: %s." % (label, fmt(mark * scale, digits), ", ".join(found)))
+    return lines
+
+
 def tables(context, gbps, exprs, runs=None):
     runs = runs or {}
     sizes = sorted({n for (_, _, n) in gbps})
@@ -235,6 +274,12 @@ def tables(context, gbps, exprs, runs=None):
         if means:
             lines.append("")
             lines.append("Geometric means over the expressions: " + ", ".join(means) + ".")
+        below = below_mark_lines(runs, gbps, exprs, n)
+        if below:
+            lines.append("")
+            lines.append("Rows below the mark, with the range of their single rounds:")
+            lines.append("")
+            lines += below
         roof = [(k, gbps.get((k, None, n))) for k in ("stream_copy", "stream_triad")]
         roof = ["%s %s GB/s" % (k, fmt(x)) for k, x in roof if x is not None]
         if roof:
