@@ -25,9 +25,9 @@ geometric means) is the median over the rounds of the ratio within each round, w
 fused expression (every leaf read once, the result written once), whatever the variant does; GB/s are 10^9 bytes
 per second. Under each table, the rows whose mixt/hand_loop or mixt/eigen_cast is below 1.00, or whose mixt %
 traffic is below 90, are listed with the lowest and highest ratio of their single rounds: a row behind in every
-round differs from one whose rounds fall on both sides of the mark. Written under --out: bench.json (Google Benchmark's JSON),
-console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and gbps.svg (the plot;
-needs gnuplot). Standard library only.
+round differs from one whose rounds fall on both sides of the mark. Written under --out: bench.json (Google
+Benchmark's JSON), console.txt (its console output), report.md (the text printed), gbps.dat, gbps.gp and
+gbps.svg (the plot; needs gnuplot). Standard library only.
 """
 
 import argparse
@@ -196,27 +196,24 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
-def paired_ratio(runs, gbps, num, den):
-    """num/den for the keys num and den: the median over the rounds of the ratio within each round (the k-th run of
-    a benchmark is its run in round k: the same placement of the arrays, measured side by side), or the ratio of
-    the medians where the runs do not pair up."""
-    a, b = runs.get(num), runs.get(den)
-    if a and b and len(a) == len(b) and len(a) > 1 and all(b):
-        return median([x / y for x, y in zip(a, b)])
-    return ratio(gbps.get(num), gbps.get(den))
-
-
 def round_ratios(runs, num, den):
-    """num/den within each round, where the runs of num and den pair up (see paired_ratio); else []."""
+    """num/den within each round, for the keys num and den (the k-th run of a benchmark is its run in round k: the
+    same placement of the arrays, measured side by side); [] where the runs do not pair up."""
     a, b = runs.get(num), runs.get(den)
     if a and b and len(a) == len(b) and len(a) > 1 and all(b):
         return [x / y for x, y in zip(a, b)]
     return []
 
 
-# The ratio columns whose rows below a mark are listed under a table with the range of their single rounds:
-# (label, numerator variant, denominator variant, mark, scale of the printed figure, digits).
-MARKED_COLUMNS = [
+def paired_ratio(runs, gbps, num, den):
+    """num/den: the median of round_ratios, or the ratio of the medians where the runs do not pair up."""
+    rs = round_ratios(runs, num, den)
+    return median(rs) if rs else ratio(gbps.get(num), gbps.get(den))
+
+
+# The tables' ratio columns: (label, numerator variant, denominator variant, mark, scale of the printed figure,
+# digits). The rows below a column's mark are listed under the table with the range of their single rounds.
+RATIO_COLUMNS = [
     ("mixt/hand_loop", "mixt", "hand_loop", 1.0, 1, 2),
     ("mixt/eigen_cast", "mixt", "eigen_cast", 1.0, 1, 2),
     ("mixt % traffic", "mixt", "traffic", 0.9, 100, 0),
@@ -224,11 +221,11 @@ MARKED_COLUMNS = [
 
 
 def below_mark_lines(runs, gbps, exprs, n):
-    """A line per ratio column of MARKED_COLUMNS that has rows below its mark at size n: each such row's median
+    """A line per ratio column of RATIO_COLUMNS that has rows below its mark at size n: each such row's median
     ratio and the lowest and highest ratio of its single rounds, so that a reader can tell a row that is behind in
     every round from one whose rounds fall on both sides of the mark."""
     lines = []
-    for label, num, den, mark, scale, digits in MARKED_COLUMNS:
+    for label, num, den, mark, scale, digits in RATIO_COLUMNS:
         found = []
         for i, _, _ in exprs:
             r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
@@ -250,19 +247,17 @@ def tables(context, gbps, exprs, runs=None):
         label = SIZE_LABELS.get(n)
         lines.append("### n = %d%s" % (n, " (%s)" % label if label else ""))
         lines.append("")
-        header = ["id", "expression", "result"] + VARIANTS + ["mixt/hand_loop", "mixt/eigen_cast", "mixt % traffic"]
+        header = ["id", "expression", "result"] + VARIANTS + [column[0] for column in RATIO_COLUMNS]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
         for i, text, result in exprs:
             v = {variant: gbps.get((variant, i, n)) for variant in VARIANTS}
             if all(x is None for x in v.values()):
                 continue
-            traffic_share = paired_ratio(runs, gbps, ("mixt", i, n), ("traffic", i, n))
-            cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in VARIANTS] + [
-                fmt(paired_ratio(runs, gbps, ("mixt", i, n), ("hand_loop", i, n)), 2),
-                fmt(paired_ratio(runs, gbps, ("mixt", i, n), ("eigen_cast", i, n)), 2),
-                fmt(None if traffic_share is None else 100 * traffic_share, 0),
-            ]
+            cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in VARIANTS]
+            for _, num, den, _, scale, digits in RATIO_COLUMNS:
+                r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
+                cells.append(fmt(None if r is None else r * scale, digits))
             lines.append("| " + " | ".join(cells) + " |")
         means = []
         for label, num, den in (("mixt/hand_loop", "mixt", "hand_loop"), ("mixt/eigen_cast", "mixt", "eigen_cast"),
