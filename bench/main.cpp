@@ -64,6 +64,8 @@ int parse_rounds(const char* text) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // A line at a time, also into a pipe: report.py shows the run's progress from each benchmark's line.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     bool check_only = false;
     std::vector<index_t> chosen(std::begin(sizes), std::end(sizes));
     std::vector<char*> rest{argv[0]};

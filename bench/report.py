@@ -38,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 MODES = {
     "quick": {"rounds": 7, "min_time": 0.05, "sizes": None},
@@ -84,25 +85,60 @@ def run_benchmarks(bench, out_dir, mode):
         % (total, mode, settings["rounds"], settings["min_time"], console_path))
 
     tty = sys.stdout.isatty()
-    done = 0
+    progress = Progress(total, tty)
     with open(console_path, "w") as console:
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for line in process.stdout:
             console.write(line)
             name = line.split(" ", 1)[0]
             if name.startswith("BM_"):
-                done += 1
-                if tty:
-                    sys.stdout.write("\r  [%d/%d] %-50s" % (done, total, name))
-                    sys.stdout.flush()
+                progress.finished(name)
         process.wait()
-    if tty:
-        sys.stdout.write("\r" + " " * 72 + "\r")
+    progress.close()
     if process.returncode != 0:
         with open(console_path) as console:
             sys.stderr.write("".join(console.readlines()[-30:]))
         sys.exit("report: %s failed (exit %d)" % (bench, process.returncode))
     return json_path
+
+
+def clock(seconds):
+    seconds = int(round(seconds))
+    return "%d:%02d" % (seconds // 60, seconds % 60)
+
+
+class Progress:
+    """What the run is timing and the time left: on a terminal one updating line, else a line each time the
+    run moves on to another expression or size (a log, CI, `| tee`)."""
+
+    def __init__(self, total, tty):
+        self.total, self.tty = total, tty
+        self.done = 0
+        self.start = time.monotonic()
+        self.current = None
+
+    def finished(self, name):
+        self.done += 1
+        match = NAME.match(name)
+        what = name
+        if match:
+            n = int(match.group("n"))
+            size = "n = %d%s" % (n, " (%s)" % SIZE_LABELS[n] if n in SIZE_LABELS else "")
+            what = "%s, %s" % (match.group("id") or match.group("variant"), size)
+        elapsed = time.monotonic() - self.start
+        left = elapsed / self.done * (self.total - self.done)
+        text = "[%d/%d] %s; %s elapsed, about %s left" % (self.done, self.total, what, clock(elapsed), clock(left))
+        if self.tty:
+            sys.stdout.write("\r  %-76s" % text)
+            sys.stdout.flush()
+        elif what != self.current:
+            say("  " + text)
+        self.current = what
+
+    def close(self):
+        if self.tty:
+            sys.stdout.write("\r" + " " * 78 + "\r")
+        say("timed %d benchmarks in %s" % (self.done, clock(time.monotonic() - self.start)))
 
 
 def load_average():

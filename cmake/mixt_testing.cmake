@@ -1,7 +1,11 @@
 # Test helpers. Included by test/CMakeLists.txt after find_package(GTest).
 #
-#   mixt_add_test(<name> SOURCES <file>... [LIBRARIES <lib>...] [LABELS <label>...])
-#       One GoogleTest executable, one ctest test called <name>.
+#   mixt_add_test(<name> SOURCES <file>... [LIBRARIES <lib>...] [LABELS <label>...] [ALL_PASS_VARIANTS])
+#       One GoogleTest executable, one ctest test called <name>. Its passes neither stream nor prefetch
+#       (MIXT_STREAMING_THRESHOLD_BYTES=0, MIXT_SOFTWARE_PREFETCH=0), so that the fused loop is compiled once
+#       per expression instead of four times (streamed or not, prefetching or not): the tests' arrays are far
+#       below both thresholds, so those variants were compiled and never run. ALL_PASS_VARIANTS keeps the
+#       defaults, for the tests of those variants (eval/streaming_test.cpp, eval/fused_test.cpp).
 #   mixt_add_header_check(<target> <include_dir> [LIBRARIES <lib>...])
 #       An OBJECT library (part of ALL) compiling each header on its own, twice.
 #   mixt_expect_compile_fail(<name> CODE <code> | FILE <file> REGEX <regex> [LIBRARIES ...])
@@ -22,15 +26,53 @@ function(_mixt_write_if_different path content)
   file(REMOVE "${tmp}")
 endfunction()
 
+# Precompiled headers. A test, and a compile-fail case, spends a few seconds of its compile parsing
+# <mixt/mixt.hpp> (Eigen's Tensor module, Hana, the lattices' tables) before its own code: the headers are
+# compiled once per configuration into the PCH of a target that has nothing else (mixt_test_pch,
+# mixt_compile_case_pch), with the flags of the targets that reuse it, which must be the same. The check that
+# each header compiles on its own (mixt_add_header_check) does not use them. CMAKE_DISABLE_PRECOMPILE_HEADERS=ON
+# turns them off.
+function(_mixt_pch_target name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "HEADERS;LIBRARIES;DEFINITIONS")
+  set(source "${CMAKE_BINARY_DIR}/mixt_pch/${name}.cpp")
+  _mixt_write_if_different("${source}" "// Generated: the target that compiles the precompiled headers of mixt's tests.\n")
+  add_library(${name} OBJECT "${source}")
+  target_link_libraries(${name} PRIVATE mixt::mixt ${arg_LIBRARIES})
+  target_compile_definitions(${name} PRIVATE ${arg_DEFINITIONS})
+  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/test")
+  target_precompile_headers(${name} PRIVATE ${arg_HEADERS})
+  mixt_setup_target(${name})
+endfunction()
+
+# The compile definitions of every test target (mixt_add_test), as one list for the PCH target too.
+set(_mixt_test_definitions MIXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data")
+set(_mixt_one_variant_definitions MIXT_STREAMING_THRESHOLD_BYTES=0 MIXT_SOFTWARE_PREFETCH=0)
+
 function(mixt_add_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LIBRARIES;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "ALL_PASS_VARIANTS;NO_PCH" "" "SOURCES;LIBRARIES;LABELS")
   if(NOT arg_SOURCES OR arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mixt_add_test(${name} SOURCES ...): unexpected or missing arguments")
   endif()
   string(REGEX REPLACE "[^A-Za-z0-9_]" "_" target "test_${name}")
   add_executable(${target} ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE mixt::mixt GTest::gtest_main ${arg_LIBRARIES})
-  target_compile_definitions(${target} PRIVATE MIXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data")
+  target_compile_definitions(${target} PRIVATE ${_mixt_test_definitions})
+  # The tests' shared helpers: #include <support/nan_contract.hpp>.
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/test")
+  if(NOT arg_ALL_PASS_VARIANTS)
+    target_compile_definitions(${target} PRIVATE ${_mixt_one_variant_definitions})
+  endif()
+  # A test that defines a macro before its first include (EIGEN_USE_THREADS, a mixt threshold) or compiles
+  # with other definitions cannot take the shared PCH: it was built without them.
+  if(NOT arg_NO_PCH AND NOT arg_ALL_PASS_VARIANTS)
+    if(NOT TARGET mixt_test_pch)
+      _mixt_pch_target(mixt_test_pch
+        HEADERS <mixt/mixt.hpp> <gtest/gtest.h>
+        LIBRARIES GTest::gtest_main
+        DEFINITIONS ${_mixt_test_definitions} ${_mixt_one_variant_definitions})
+    endif()
+    target_precompile_headers(${target} REUSE_FROM mixt_test_pch)
+  endif()
   mixt_setup_target(${target})
   # One ctest entry per executable: GoogleTest reports every failing case itself.
   add_test(NAME ${name} COMMAND ${target} --gtest_color=no)
@@ -87,6 +129,10 @@ function(_mixt_compile_case kind name)
   add_library(${target} OBJECT EXCLUDE_FROM_ALL "${source}")
   target_link_libraries(${target} PRIVATE mixt::mixt ${arg_LIBRARIES})
   mixt_setup_target(${target})
+  if(NOT TARGET mixt_compile_case_pch)
+    _mixt_pch_target(mixt_compile_case_pch HEADERS <mixt/mixt.hpp>)
+  endif()
+  target_precompile_headers(${target} REUSE_FROM mixt_compile_case_pch)
 
   # The regex goes through a file: no quoting trouble on the command line.
   set(params "${dir}/${name}.cmake")

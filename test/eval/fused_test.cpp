@@ -303,4 +303,31 @@ TEST(fused, complex_leaf_times_a_float_is_computed_in_memory_order) {
     }
 }
 
+// The thread-count rule of a pass on a ThreadPoolDevice: a thread per min_bytes_per_thread moved, at least one,
+// at most the device's threads.
+TEST(fused_threads, a_thread_per_min_bytes_moved) {
+    constexpr std::size_t k = 512 * 1024;
+    static_assert(d::min_bytes_per_thread == k, "the default; MIXT_MIN_BYTES_PER_THREAD changes it");
+    EXPECT_EQ(d::threads_for(0, 16), 1);
+    EXPECT_EQ(d::threads_for(k - 1, 16), 1);
+    EXPECT_EQ(d::threads_for(2 * k - 1, 16), 1);
+    EXPECT_EQ(d::threads_for(2 * k, 16), 2);
+    EXPECT_EQ(d::threads_for(3 * k + 5, 16), 3);
+    EXPECT_EQ(d::threads_for(16 * k, 16), 16);
+    EXPECT_EQ(d::threads_for(std::size_t{1} << 40, 16), 16);
+    EXPECT_EQ(d::threads_for(std::size_t{1} << 40, 2), 2);
+    EXPECT_EQ(d::threads_for(std::size_t{1} << 40, 1), 1);
+    EXPECT_EQ(d::threads_for(std::size_t{1} << 40, 0), 1);
+    // The suite's rows at 262144 elements: u8 + i8 -> i16 moves 1 MiB, two threads; f16 + f16 1.5 MiB, three
+    // (Eigen's cost model gave each all 16 of a 16-core machine). At 4096 elements, one thread.
+    EXPECT_EQ(d::threads_for(262144 * 4, 16), 2);
+    EXPECT_EQ(d::threads_for(262144 * 6, 16), 3);
+    EXPECT_EQ(d::threads_for(4096 * 44, 16), 1);
+    EXPECT_EQ(d::threads_for(std::size_t{16777216} * 4, 16), 16);
+    // Another threshold, and 0: every pass takes every thread.
+    EXPECT_EQ(d::threads_for(10000, 8, 1000), 8);
+    EXPECT_EQ(d::threads_for(5999, 8, 1000), 5);
+    EXPECT_EQ(d::threads_for(1, 8, 0), 8);
+}
+
 } // namespace

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include <gtest/gtest.h>
@@ -134,6 +135,48 @@ TEST(lower, matches_the_fused_loop_bit_for_bit) {
     check(mixt::cast<std::int16_t>(mixt::lazy(d.f32) * 1000) >> (mixt::lazy(d.u8) % 9));
     check(mixt::minimum(mixt::lazy(d.u8), d.i8) == mixt::maximum(d.i8, mixt::lazy(d.u8)));
     check(-(mixt::lazy(d.f16) - d.f32) * std::complex<float>(0, 1));
+}
+
+// Shapes are checked when the Eigen expression is made, as eval checks them: Eigen's own evaluator would read
+// past the end of the shorter operand (with NDEBUG, nothing stops it).
+TEST(lower, checks_shapes_when_made) {
+    Eigen::Tensor<float, 1> x8(8), y5(5), z8(8);
+    x8.setConstant(1.0f);
+    y5.setConstant(2.0f);
+    z8.setConstant(3.0f);
+    try {
+        (void)mixt::to_eigen(mixt::lazy(x8) + y5);
+        ADD_FAILURE() << "no exception";
+    } catch (const mixt::shape_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "mixt: to_eigen: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
+    }
+    // The mismatch deep in the tree, and in the same message form as assign's and eval's.
+    EXPECT_THROW((void)mixt::to_eigen(mixt::lazy(x8) * 2 + mixt::lazy(z8) * y5), mixt::shape_error);
+    try {
+        (void)mixt::eval(mixt::lazy(x8) + y5);
+        ADD_FAILURE() << "no exception";
+    } catch (const mixt::shape_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "mixt: eval: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
+    }
+    Eigen::Tensor<float, 1> dst(5);
+    try {
+        mixt::assign(dst, mixt::lazy(x8) + z8);
+        ADD_FAILURE() << "no exception";
+    } catch (const mixt::shape_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "mixt: assign: shape mismatch: the destination has shape [5] but an operand has shape [8]");
+    }
+    // Rank 2, same number of elements.
+    Eigen::Tensor<float, 2> a(2, 3), b(3, 2);
+    a.setZero();
+    b.setZero();
+    EXPECT_THROW((void)mixt::to_eigen(mixt::lazy(a) - b), mixt::shape_error);
+    // Matching shapes do not throw, and a literal or scalar has no shape.
+    EXPECT_NO_THROW((void)mixt::to_eigen(mixt::lazy(x8) + mixt::lazy(z8) * 2));
+    const Eigen::Tensor<float, 0> total = mixt::to_eigen(mixt::lazy(x8) + z8).sum();
+    EXPECT_EQ(total(), 32.0f);
 }
 
 } // namespace

@@ -7,6 +7,10 @@
 // must agree.
 
 #define MIXT_STREAMING_THRESHOLD_BYTES 1
+// Passes of 4 KiB and more prefetch too, whatever the CPU (on AMD CPUs a program would not): the loops that
+// stream and prefetch run here as well as those that only stream.
+#define MIXT_SOFTWARE_PREFETCH 1
+#define MIXT_PREFETCH_THRESHOLD_BYTES 4096
 #define EIGEN_USE_THREADS
 
 #include <mixt/mixt.hpp>

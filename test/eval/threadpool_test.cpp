@@ -4,16 +4,22 @@
 // (expression leaves), which Eigen's own ThreadPoolDevice executor runs.
 
 #define EIGEN_USE_THREADS
+// A pass takes a thread per 4 KiB it moves here (512 KiB by default), so that the small sizes below are split
+// over the pool's threads and every piece boundary is exercised.
+#define MIXT_MIN_BYTES_PER_THREAD 4096
 
 #include <mixt/eval/assign.hpp>
 #include <mixt/expr/operators.hpp>
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -183,6 +189,50 @@ TEST_F(threadpool, errors_are_thrown_before_any_thread_writes) {
     Eigen::Tensor<std::uint8_t, 1> shorter(100002);
     EXPECT_THROW(mixt::assign(shorter, mixt::lazy(u8) + 3, device), mixt::shape_error);
     for (Eigen::Index i = 0; i < dst.size(); ++i) ASSERT_EQ(dst(i), 0xAB);
+}
+
+// An Eigen thread pool that counts the tasks it is given.
+class counting_pool : public Eigen::ThreadPoolInterface {
+  public:
+    explicit counting_pool(int threads) : pool_(threads) {}
+    void Schedule(std::function<void()> fn) override {
+        ++scheduled;
+        pool_.Schedule(std::move(fn));
+    }
+    int NumThreads() const override { return pool_.NumThreads(); }
+    int CurrentThreadId() const override { return pool_.CurrentThreadId(); }
+    std::atomic<int> scheduled{0};
+
+  private:
+    Eigen::ThreadPool pool_;
+};
+
+// A pass takes threads_for(bytes moved, device threads) threads, the caller being one: it hands that many
+// minus one tasks to the pool, none for a pass too small to be worth a second thread.
+TEST(threadpool_threads, a_pass_wakes_the_threads_its_bytes_are_worth) {
+    static_assert(mixt::detail::min_bytes_per_thread == 4096);
+    counting_pool pool(3);
+    const Eigen::ThreadPoolDevice device(&pool, 4);
+    const auto tasks_for = [&](Eigen::Index n) {
+        const auto a = make<std::uint8_t>(n, 21), b = make<std::uint8_t>(n, 22);
+        Eigen::Tensor<std::uint8_t, 1> r(n);
+        const int before = pool.scheduled.load();
+        mixt::assign(r, mixt::lazy(a) + b, device); // 3 bytes per element
+        const int tasks = pool.scheduled.load() - before;
+        Eigen::Tensor<std::uint8_t, 1> serial(n);
+        mixt::assign(serial, mixt::lazy(a) + b);
+        EXPECT_TRUE(same_bits(r, serial)) << n;
+        return tasks;
+    };
+    const auto expected = [](Eigen::Index n) {
+        return mixt::detail::threads_for(static_cast<std::size_t>(n) * 3, 4) - 1;
+    };
+    EXPECT_EQ(tasks_for(1000), 0);  // 3000 bytes: one thread
+    EXPECT_EQ(tasks_for(2730), 0);  // 8190 bytes: still one
+    EXPECT_EQ(tasks_for(2731), 1);  // 8193 bytes: two
+    EXPECT_EQ(tasks_for(4100), 2);  // 12300 bytes: three
+    EXPECT_EQ(tasks_for(100000), 3); // the device's four
+    for (const Eigen::Index n : {1000, 2731, 4100, 5462, 100000}) EXPECT_EQ(tasks_for(n), expected(n)) << n;
 }
 
 } // namespace

@@ -38,7 +38,7 @@ std::string type_name() {
     else if constexpr (std::is_same_v<T, float>) return "f32";
     else if constexpr (std::is_same_v<T, double>) return "f64";
     else if constexpr (std::is_same_v<T, bool>) return "b";
-    else return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
+    else return std::string(std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
 }
 
 // The values where integer arithmetic goes wrong in C++: the extremes, their neighbours, 0, +-1.

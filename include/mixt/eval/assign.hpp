@@ -60,45 +60,6 @@ struct check_assignable : std::true_type {};
 template <class Policy, class From, class To>
 struct check_assignable<Policy, From, To, false> : assignment_error::not_implicitly_convertible<From, To, Policy> {};
 
-template <class Dims>
-std::string shape_text(const Dims& d) {
-    std::ostringstream s;
-    s << '[';
-    for (std::size_t i = 0; i < static_cast<std::size_t>(d.size()); ++i) s << (i ? ", " : "") << d[i];
-    s << ']';
-    return s.str();
-}
-
-template <class X>
-auto dimensions_of(const X& x) {
-    if constexpr (requires { x.dimensions(); }) {
-        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(x.dimensions());
-    } else {
-        Eigen::DefaultDevice device;
-        Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
-        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(ev.dimensions());
-    }
-}
-
-// Calls f(eigen_operand) for every leaf.
-template <class E, class F>
-void for_each_leaf(const E&, F&) {}
-template <class P, class X, class F>
-void for_each_leaf(const leaf<P, X>& l, F& f) {
-    f(l.x);
-}
-template <class Op, class... Cs, class F>
-void for_each_leaf(const node<Op, Cs...>& n, F& f) {
-    std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
-}
-
-// The error paths of check_before_write, out of line: the checks themselves are a few compares that inline
-// into every assign, while building a message would not.
-template <class DstDims, class Dims>
-[[noreturn]] MIXT_COLD void throw_shape_mismatch(const char* what, const DstDims& dst_dims, const Dims& dims) {
-    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
-                      shape_text(dst_dims) + " but an operand has shape " + shape_text(dims));
-}
 [[noreturn]] MIXT_COLD inline void throw_partial_overlap(const char* what) {
     throw aliasing_error(std::string("mixt: ") + what +
                          ": the destination partially overlaps an operand of a different element width or "
@@ -112,7 +73,7 @@ void check_before_write(const Dst& dst, const E& e, const char* what) {
     const auto* dst_end = dst_begin + static_cast<std::size_t>(dst_dims.TotalSize()) * sizeof(*dst.data());
     auto check_leaf = [&](const auto& x) {
         const auto dims = dimensions_of(x);
-        if (!Eigen::dimensions_match(dims, dst_dims)) throw_shape_mismatch(what, dst_dims, dims);
+        if (!Eigen::dimensions_match(dims, dst_dims)) throw_shape_mismatch(what, "the destination", dst_dims, dims);
         if constexpr (requires { x.data(); }) {
             using S = std::remove_cvref_t<decltype(*x.data())>;
             const auto* b = reinterpret_cast<const unsigned char*>(x.data());
@@ -183,10 +144,8 @@ template <class D, class E, class Device>
 void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
     const pass_options options = options_for(n, leaf_bytes_v<E> + sizeof(D));
     if constexpr (is_thread_pool_device_v<Device>) {
-        // As many threads as Eigen's cost model gives a pass of this size (1 for small ones).
-        const Eigen::TensorOpCost cost(static_cast<double>(leaf_bytes_v<E>), sizeof(D), 8.0);
-        const int threads = Eigen::TensorCostModel<Eigen::ThreadPoolDevice>::numThreads(static_cast<double>(n), cost,
-                                                                                         device.numThreads());
+        // A thread for every min_bytes_per_thread the pass moves, up to the device's threads (threads_for).
+        const int threads = threads_for(static_cast<std::size_t>(n) * (leaf_bytes_v<E> + sizeof(D)), device.numThreads());
         if (threads > 1) {
             run_on_pool(dst, make_kernel<D>(e), n, options, device, threads);
             return;
@@ -207,6 +166,18 @@ template <class E>
 using eval_tensor_t = Eigen::Tensor<value_t<E>, std::remove_cvref_t<E>::rank,
                                     std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
                                                                                                         : Eigen::ColMajor>;
+// The pass itself, once check_before_write has passed: the fused loop where it applies, else Eigen's executor
+// over the lowered expression.
+template <class Dst, class E, class Device>
+void run_checked(Dst& dst, const E& e, const Device& device) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = typename Eigen::internal::traits<D>::Scalar;
+    if constexpr (fusable_v<E> && is_plain_tensor<D>::value &&
+                  (std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>))
+        run_fused(dst.data(), dst.size(), e, device);
+    else
+        dst.device(device) = lower_as<DstScalar>(e, first_leaf(e));
+}
 } // namespace detail
 
 /// Evaluates `e` into `dst` (an Eigen::Tensor or TensorMap of the same shape) on `device`, in one pass.
@@ -223,19 +194,17 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
     detail::check_before_write(dst, e, "assign");
-    if constexpr (detail::fusable_v<E> && detail::is_plain_tensor<D>::value &&
-                  (std::is_same_v<Device, Eigen::DefaultDevice> || detail::is_thread_pool_device_v<Device>))
-        detail::run_fused(dst.data(), dst.size(), e, device);
-    else
-        dst.device(device) = detail::lower_as<DstScalar>(e, detail::first_leaf(e));
+    detail::run_checked(dst, e, device);
 }
 
 /// Evaluates `e` into a new Eigen::Tensor of `value_t<E>`, in one pass.
 template <class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
 detail::eval_tensor_t<E> eval(const E& e, const Device& device = Device{}) {
+    detail::check_operand_shapes(e, "eval");
     detail::eval_tensor_t<E> result(detail::dimensions_of(detail::first_leaf(e)));
-    assign(result, e, device);
+    detail::check_before_write(result, e, "eval");
+    detail::run_checked(result, e, device);
     return result;
 }
 

@@ -69,6 +69,15 @@ using index_t = Eigen::Index;
 inline constexpr index_t prefetch_distance = MIXT_PREFETCH_DISTANCE;
 inline constexpr std::size_t prefetch_threshold_bytes = MIXT_PREFETCH_THRESHOLD_BYTES;
 
+/// Whether software prefetch can be chosen at all: not when MIXT_SOFTWARE_PREFETCH=0, and then the loops that
+/// prefetch are not even compiled.
+inline constexpr bool prefetch_enabled =
+#if defined(MIXT_SOFTWARE_PREFETCH)
+    MIXT_SOFTWARE_PREFETCH != 0;
+#else
+    true;
+#endif
+
 /// Whether the fused loop prefetches its inputs in software (above prefetch_threshold_bytes): not on AMD CPUs,
 /// decided once per program from the CPU's vendor. On a Zen 4 EPYC the prefetches made every loop slower:
 /// at 262144 elements (from L3) i8 + f32 ran at 0.81 of its hand loop with them and 1.01 without, and
@@ -753,6 +762,10 @@ void run_range(D* out, const K& kernel, index_t begin, index_t end) {
 #endif
 inline constexpr std::size_t streaming_threshold_bytes = MIXT_STREAMING_THRESHOLD_BYTES;
 
+/// Whether a pass can stream its result at all: not without streaming stores on the target, nor when
+/// MIXT_STREAMING_THRESHOLD_BYTES is 0, and then the loops that stream are not even compiled.
+inline constexpr bool streaming_enabled = simd::streaming_stores && streaming_threshold_bytes != 0;
+
 /// Whether a pass over n elements moving `bytes_per_element` bytes each streams its result.
 inline bool use_streaming(index_t n, std::size_t bytes_per_element) noexcept {
     return simd::streaming_stores && streaming_threshold_bytes != 0 &&
@@ -804,6 +817,25 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
             static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes && software_prefetch_pays()};
 }
 
+/// The fewest bytes (leaves read plus result written) a pass on a ThreadPoolDevice gives each thread it takes.
+/// Waking a pool thread and handing it work costs tens of microseconds on a virtual machine, which is what a
+/// core moves of about a megabyte at the speed of L2: a thread given less than this costs more than it saves
+/// (docs/performance-notes.md has the measurements). Define MIXT_MIN_BYTES_PER_THREAD to change it, the same in
+/// every translation unit.
+#ifndef MIXT_MIN_BYTES_PER_THREAD
+#define MIXT_MIN_BYTES_PER_THREAD (std::size_t{512} << 10)
+#endif
+inline constexpr std::size_t min_bytes_per_thread = MIXT_MIN_BYTES_PER_THREAD;
+
+/// How many threads a pass that moves `bytes` takes on a device of `threads` threads: one for every
+/// `per_thread` bytes, at least one, at most `threads`. Work decides, not Eigen's cost model, which gives a
+/// pass of 256K elements all 16 threads of a 16-core machine, where waking them costs more than the work.
+constexpr int threads_for(std::size_t bytes, int threads, std::size_t per_thread = min_bytes_per_thread) noexcept {
+    if (threads <= 1 || per_thread == 0) return threads < 1 ? 1 : threads;
+    const std::size_t worth = bytes / per_thread;
+    return worth <= 1 ? 1 : worth >= static_cast<std::size_t>(threads) ? threads : static_cast<int>(worth);
+}
+
 /// Whether run_kernel streams a kernel's results straight from the registers (the batch loop under AVX2)
 /// rather than through write_streamed's buffer (the block loop, portable batches). Straight is faster: the
 /// buffer costs a load and a store per 32 bytes, and its bursts of streaming stores stall the loop.
@@ -839,28 +871,38 @@ void run_streamed(D* dst, const K& kernel, index_t begin, index_t end) {
     simd::stream_fence();
 }
 
-/// Runs a kernel over elements [begin, end) of the destination.
+/// Runs a kernel over elements [begin, end) of the destination. The variants a program cannot choose
+/// (streaming_enabled, prefetch_enabled) are not instantiated.
 template <class D, class K>
 void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_options options = {}) {
-    if constexpr (direct_streaming_v<D, K>) {
+    if constexpr (streaming_enabled && direct_streaming_v<D, K>) {
         if (options.stream) {
-            if (options.prefetch)
-                run_streamed<true>(dst, kernel, begin, end);
-            else
-                run_streamed<false>(dst, kernel, begin, end);
+            if constexpr (prefetch_enabled) {
+                if (options.prefetch) {
+                    run_streamed<true>(dst, kernel, begin, end);
+                    return;
+                }
+            }
+            run_streamed<false>(dst, kernel, begin, end);
             return;
         }
     }
     const auto fill = [&](D* out, index_t b, index_t e) {
-        if (options.prefetch)
-            run_range<true, false>(out, kernel, b, e);
-        else
-            run_range<false, false>(out, kernel, b, e);
+        if constexpr (prefetch_enabled) {
+            if (options.prefetch) {
+                run_range<true, false>(out, kernel, b, e);
+                return;
+            }
+        }
+        run_range<false, false>(out, kernel, b, e);
     };
-    if (options.stream)
-        write_streamed(dst, begin, end, fill);
-    else
-        fill(dst + begin, begin, end);
+    if constexpr (streaming_enabled) {
+        if (options.stream) {
+            write_streamed(dst, begin, end, fill);
+            return;
+        }
+    }
+    fill(dst + begin, begin, end);
 }
 
 } // namespace mixt::detail

@@ -30,6 +30,7 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/rules.hpp"
+#include "mixt/simd/arch.hpp"
 
 namespace mixt {
 
@@ -43,11 +44,36 @@ struct constant_functor {
     S value;
     EIGEN_DEVICE_FUNC S operator()(const Ignored&) const { return value; }
 };
+// A float or double that GCC can neither fuse with the operation consuming it nor vectorize through: the
+// products of a lowered expression. Eigen's executor runs mixt's functors in a scalar loop, which GCC
+// vectorizes itself, and GCC 12's vectorizer drops the __builtin_assoc_barrier that keeps a product from being
+// fused into a multiply-add elsewhere (expr/functors.hpp, rounded). An empty asm statement that takes and gives
+// back the value in its register keeps it (the loop stays scalar, as Eigen would run it without packet ops).
+// Clang's default does not fuse across statements, and device code has nvcc's -fmad instead.
+template <class T>
+EIGEN_DEVICE_FUNC T product_barrier(T v) {
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+        __asm__("" : "+x"(v));
+#elif defined(__aarch64__)
+        __asm__("" : "+w"(v));
+#else
+        __asm__("" : "+m"(v));
+#endif
+    }
+#endif
+    return v;
+}
+
 template <class Fn, class R>
 struct apply_functor {
     template <class... Args>
     EIGEN_DEVICE_FUNC R operator()(const Args&... args) const {
-        return static_cast<R>(Fn{}(args...));
+        if constexpr (std::is_same_v<Fn, mul_fn>)
+            return product_barrier(static_cast<R>(Fn{}(args...)));
+        else
+            return static_cast<R>(Fn{}(args...));
     }
 };
 
@@ -197,6 +223,60 @@ const auto& first_leaf(const node<Op, Cs...>& n) {
     return first_leaf(std::get<k>(n.children));
 }
 
+template <class Dims>
+std::string shape_text(const Dims& d) {
+    std::ostringstream s;
+    s << '[';
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.size()); ++i) s << (i ? ", " : "") << d[i];
+    s << ']';
+    return s.str();
+}
+
+template <class X>
+auto dimensions_of(const X& x) {
+    if constexpr (requires { x.dimensions(); }) {
+        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(x.dimensions());
+    } else {
+        Eigen::DefaultDevice device;
+        Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
+        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(ev.dimensions());
+    }
+}
+
+// Calls f(eigen_operand) for every leaf.
+template <class E, class F>
+void for_each_leaf(const E&, F&) {}
+template <class P, class X, class F>
+void for_each_leaf(const leaf<P, X>& l, F& f) {
+    f(l.x);
+}
+template <class Op, class... Cs, class F>
+void for_each_leaf(const node<Op, Cs...>& n, F& f) {
+    std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
+}
+
+// The error path of the shape checks, out of line: the checks themselves are a few compares that inline into
+// every call, while building a message would not. `what` is the call the user made (assign, eval, to_eigen),
+// `against` what the operand is compared with ("the destination", "the first operand").
+template <class RefDims, class Dims>
+[[noreturn]] MIXT_COLD void throw_shape_mismatch(const char* what, const char* against, const RefDims& ref_dims,
+                                                 const Dims& dims) {
+    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: " + against + " has shape " +
+                      shape_text(ref_dims) + " but an operand has shape " + shape_text(dims));
+}
+
+// Every operand of `e` has the shape of its first one, else mixt::shape_error naming `what`, the call the user
+// made. eval and to_eigen check this; assign compares each operand with the destination instead.
+template <class E>
+void check_operand_shapes(const E& e, const char* what) {
+    const auto first = dimensions_of(first_leaf(e));
+    auto check_leaf = [&](const auto& x) {
+        const auto dims = dimensions_of(x);
+        if (!Eigen::dimensions_match(dims, first)) throw_shape_mismatch(what, "the first operand", first, dims);
+    };
+    for_each_leaf(e, check_leaf);
+}
+
 template <class S, class E, class Ref>
 decltype(auto) lower_as(const E& e, const Ref& ref);
 
@@ -260,10 +340,12 @@ decltype(auto) lower_as(const E& e, const Ref& ref) {
 } // namespace detail
 
 /// An ordinary Eigen tensor expression of `value_t<E>` that computes `e` element by element, converting where
-/// the lattice says. It refers to `e`'s operands: keep them alive while it is used.
+/// the lattice says. It refers to `e`'s operands: keep them alive while it is used. Checks first, as eval does:
+/// operands of different shapes throw mixt::shape_error, a literal that does not fit mixt::overflow_error.
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
+    detail::check_operand_shapes(e, "to_eigen");
     check_literals(e);
     return detail::lower_as<value_t<E>>(e, detail::first_leaf(e));
 }

@@ -63,6 +63,26 @@ EIGEN_DEVICE_FUNC constexpr bool less(const T& a, const T& b) {
         return a < b;
 }
 
+// `x`, which the compiler may not fuse with the operation that consumes it: a product passed through rounded()
+// is rounded to its type before it is added or subtracted, whatever -ffp-contract the user's code is built with
+// (GCC's default for -std=gnu++20 contracts a * b + c into a fused multiply-add across inlined functions, which
+// rounds once instead of per node). __builtin_assoc_barrier (GCC 12, Clang 16) costs nothing at run time and
+// leaves scalar loops vectorizable; the fused CPU loop is compiled without contraction besides (MIXT_FLATTEN,
+// simd/arch.hpp). Clang's default (-ffp-contract=on) fuses within one source expression only, which mixt's
+// per-node functions never write. nvcc has -fmad instead (and its front end does not know the builtin).
+template <class T>
+EIGEN_DEVICE_FUNC constexpr T rounded(T x) {
+#if defined(__has_builtin) && !defined(__CUDACC__)
+#if __has_builtin(__builtin_assoc_barrier)
+    return __builtin_assoc_barrier(x);
+#else
+    return x;
+#endif
+#else
+    return x;
+#endif
+}
+
 template <class T, class F>
 EIGEN_DEVICE_FUNC T via_compute(const T& a, F f) {
     return static_cast<T>(f(static_cast<compute_t<T>>(a)));
@@ -105,7 +125,7 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_multiply(const std::complex<F>& x, con
     const auto isinf = [](F v) { return (Eigen::numext::isinf)(v); };
     const auto isnan = [](F v) { return (Eigen::numext::isnan)(v); };
     F a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
-    const F ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    const F ac = rounded(a * c), bd = rounded(b * d), ad = rounded(a * d), bc = rounded(b * c);
     F re = ac - bd, im = ad + bc;
     if (isnan(re) && isnan(im)) {
         bool recompute = false;
@@ -124,8 +144,8 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_multiply(const std::complex<F>& x, con
         }
         if (recompute) {
             const F inf = std::numeric_limits<F>::infinity();
-            re = inf * (a * c - b * d);
-            im = inf * (a * d + b * c);
+            re = inf * (rounded(a * c) - rounded(b * d));
+            im = inf * (rounded(a * d) + rounded(b * c));
         }
     }
     return {re, im};
@@ -137,7 +157,7 @@ struct mul_fn {
         if constexpr (is_bool_v<T>) return a && b;
         else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b)));
         else if constexpr (is_complex_v<T>) return complex_multiply(a, b);
-        else return via_compute(a, b, [](auto x, auto y) { return x * y; });
+        else return via_compute(a, b, [](auto x, auto y) { return rounded(x * y); });
     }
 };
 struct div_fn { // true division: operands are already floating or complex

@@ -42,8 +42,15 @@
 // to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
 // translation unit. Left to them, GCC stopped inlining the kernel of `where(f32 > 0, f16, bf16)` into its
 // loop when an unrelated function of the same translation unit shrank (half the speed), and with the kernels
-// forced inline it called the load of a complex<double> batch out of line instead.
-#if defined(__GNUC__)
+// forced inline it called the load of a complex<double> batch out of line instead. Under GCC the loop is also
+// compiled with -ffp-contract=off whatever the translation unit's flags: each node of an expression rounds once,
+// and GCC's default (-ffp-contract=fast outside strict ISO modes, i.e. for -std=gnu++20, CMake's default) would
+// fuse a product with the sum that consumes it into one multiply-add, in the vectorized loop as in the scalar
+// one. Clang's default contracts within one source expression only, which the loop's code never writes.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define MIXT_COLD __attribute__((cold, noinline))
+#define MIXT_FLATTEN __attribute__((flatten, optimize("fp-contract=off")))
+#elif defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #define MIXT_FLATTEN __attribute__((flatten))
 #elif defined(_MSC_VER)

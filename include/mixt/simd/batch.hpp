@@ -31,6 +31,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if MIXT_SIMD_AVX2
@@ -384,8 +385,24 @@ batch<T> load_partial(const T* p, int n) noexcept {
     } else if constexpr (std::is_same_v<T, double>) {
         return {{_mm256_maskload_pd(p, detail::lane_index_mask64(n, 0)),
                  _mm256_maskload_pd(p + 4, detail::lane_index_mask64(n, 1))}};
+    } else if constexpr (detail::is_lane32_int_v<T>) {
+        // bool and 8- and 16-bit integers: each element widened to its 32-bit lane as load() widens it (a bool's
+        // nonzero byte is 1). Not through a buffer of packed elements: a tail that store_partial packed into one
+        // and this loaded back widened is a narrowing store and a widening load of the same bytes, and Clang
+        // 14's X86 peephole pass crashes on it (-O2 and up with AVX2, `eval(cast<i8>(lazy(u8)))`).
+        alignas(32) std::int32_t wide[lanes] = {};
+        for (int i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<T, bool>) {
+                unsigned char byte;
+                std::memcpy(&byte, p + i, 1);
+                wide[i] = byte != 0;
+            } else {
+                wide[i] = static_cast<std::int32_t>(p[i]);
+            }
+        }
+        return {_mm256_load_si256(reinterpret_cast<const __m256i*>(wide))};
     } else {
-        // Narrow and complex elements: through a zeroed buffer (only a loop's tail pays for it).
+        // f16, bf16 and complex elements: through a zeroed buffer (only a loop's tail pays for it).
         T buf[lanes];
         for (int i = 0; i < lanes; ++i) buf[i] = i < n ? p[i] : detail::zero<T>();
         return load(buf);
@@ -406,6 +423,15 @@ void store_partial(T* p, const batch<T>& b, int n) noexcept {
     } else if constexpr (std::is_same_v<T, double>) {
         _mm256_maskstore_pd(p, detail::lane_index_mask64(n, 0), b.v[0]);
         _mm256_maskstore_pd(p + 4, detail::lane_index_mask64(n, 1), b.v[1]);
+    } else if constexpr (detail::is_lane32_int_v<T>) {
+        // bool and 8- and 16-bit integers: the low bytes of each 32-bit lane, as store() packs them, taken lane
+        // by lane (load_partial says why not packed).
+        alignas(32) std::int32_t wide[lanes];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(wide), b.v);
+        for (int i = 0; i < n; ++i) {
+            const auto low = static_cast<std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>>(wide[i]);
+            std::memcpy(p + i, &low, sizeof(T));
+        }
     } else {
         T buf[lanes];
         store(buf, b);

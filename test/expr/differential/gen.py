@@ -785,19 +785,23 @@ def main():
     ap.add_argument('--csv', required=True)
     ap.add_argument('--out', required=True)
     ap.add_argument('--trees', type=int, default=512)
+    ap.add_argument('--first', type=int, default=0, help='the number of the first tree: a tree depends on the '
+                    'seed, its number and the trees generated before it in the run (the operations are balanced '
+                    'over a run), so that runs from different first numbers check different trees')
     ap.add_argument('--tus', type=int, default=8)
     ap.add_argument('--seed', type=int, default=20240601)
     args = ap.parse_args()
 
     lat = Lattice(args.csv)
     gen = Generator(lat, args.seed)
-    trees = [gen.tree(i) for i in range(args.trees)]
+    trees = [gen.tree(i) for i in range(args.first, args.first + args.trees)]
 
     os.makedirs(args.out, exist_ok=True)
     per = -(-len(trees) // args.tus)
     for k in range(args.tus):
         chunk = trees[k * per:(k + 1) * per]
-        text = HEADER.format(what=f'seed {args.seed}, trees {k * per} to {k * per + len(chunk) - 1}')
+        first = args.first + k * per
+        text = HEADER.format(what=f'seed {args.seed}, trees {first} to {first + len(chunk) - 1}')
         text += '\n\n'.join(emit_tree(t) for t in chunk) + '\n'
         write_if_different(os.path.join(args.out, f'trees_{k:02d}.cpp'), text)
     write_if_different(os.path.join(args.out, 'coverage.txt'), coverage(trees, gen))
