@@ -137,6 +137,17 @@ TEST(lower, matches_the_fused_loop_bit_for_bit) {
     check(-(mixt::lazy(d.f16) - d.f32) * std::complex<float>(0, 1));
 }
 
+// The message of the mixt::shape_error that f throws, or "no exception".
+template <class F>
+std::string shape_error_of(F f) {
+    try {
+        f();
+    } catch (const mixt::shape_error& e) {
+        return e.what();
+    }
+    return "no exception";
+}
+
 // Shapes are checked when the Eigen expression is made, as eval checks them: Eigen's own evaluator would read
 // past the end of the shorter operand (with NDEBUG, nothing stops it).
 TEST(lower, checks_shapes_when_made) {
@@ -144,30 +155,15 @@ TEST(lower, checks_shapes_when_made) {
     x8.setConstant(1.0f);
     y5.setConstant(2.0f);
     z8.setConstant(3.0f);
-    try {
-        (void)mixt::to_eigen(mixt::lazy(x8) + y5);
-        ADD_FAILURE() << "no exception";
-    } catch (const mixt::shape_error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "mixt: to_eigen: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
-    }
+    EXPECT_EQ(shape_error_of([&] { (void)mixt::to_eigen(mixt::lazy(x8) + y5); }),
+              "mixt: to_eigen: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
     // The mismatch deep in the tree, and in the same message form as assign's and eval's.
     EXPECT_THROW((void)mixt::to_eigen(mixt::lazy(x8) * 2 + mixt::lazy(z8) * y5), mixt::shape_error);
-    try {
-        (void)mixt::eval(mixt::lazy(x8) + y5);
-        ADD_FAILURE() << "no exception";
-    } catch (const mixt::shape_error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "mixt: eval: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
-    }
+    EXPECT_EQ(shape_error_of([&] { (void)mixt::eval(mixt::lazy(x8) + y5); }),
+              "mixt: eval: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
     Eigen::Tensor<float, 1> dst(5);
-    try {
-        mixt::assign(dst, mixt::lazy(x8) + z8);
-        ADD_FAILURE() << "no exception";
-    } catch (const mixt::shape_error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "mixt: assign: shape mismatch: the destination has shape [5] but an operand has shape [8]");
-    }
+    EXPECT_EQ(shape_error_of([&] { mixt::assign(dst, mixt::lazy(x8) + z8); }),
+              "mixt: assign: shape mismatch: the destination has shape [5] but an operand has shape [8]");
     // Rank 2, same number of elements.
     Eigen::Tensor<float, 2> a(2, 3), b(3, 2);
     a.setZero();

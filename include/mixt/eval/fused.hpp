@@ -85,7 +85,7 @@ inline constexpr bool prefetch_enabled =
 /// (mixt-bench, built with and without). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile time instead.
 inline bool software_prefetch_pays() noexcept {
 #if defined(MIXT_SOFTWARE_PREFETCH)
-    return MIXT_SOFTWARE_PREFETCH != 0;
+    return prefetch_enabled;
 #else
     static const bool pays = !simd::cpu_is_amd();
     return pays;
@@ -768,8 +768,7 @@ inline constexpr bool streaming_enabled = simd::streaming_stores && streaming_th
 
 /// Whether a pass over n elements moving `bytes_per_element` bytes each streams its result.
 inline bool use_streaming(index_t n, std::size_t bytes_per_element) noexcept {
-    return simd::streaming_stores && streaming_threshold_bytes != 0 &&
-           static_cast<std::size_t>(n) * bytes_per_element >= streaming_threshold_bytes;
+    return streaming_enabled && static_cast<std::size_t>(n) * bytes_per_element >= streaming_threshold_bytes;
 }
 
 /// The bytes computed into a cache-resident buffer before they are streamed out: a multiple of every block
@@ -817,11 +816,10 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
             static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes && software_prefetch_pays()};
 }
 
-/// The fewest bytes (leaves read plus result written) a pass on a ThreadPoolDevice gives each thread it takes.
-/// Waking a pool thread and handing it work costs tens of microseconds on a virtual machine, which is what a
-/// core moves of about a megabyte at the speed of L2: a thread given less than this costs more than it saves
-/// (docs/performance-notes.md has the measurements). Define MIXT_MIN_BYTES_PER_THREAD to change it, the same in
-/// every translation unit.
+/// The fewest bytes (leaves read plus result written) a pass on a ThreadPoolDevice gives each thread it takes:
+/// waking a pool thread and handing it work costs about what a core takes to move this much from the caches,
+/// so a thread given less costs more than it saves (docs/performance-notes.md, "Threads per pass"). Define
+/// MIXT_MIN_BYTES_PER_THREAD to change it, the same in every translation unit.
 #ifndef MIXT_MIN_BYTES_PER_THREAD
 #define MIXT_MIN_BYTES_PER_THREAD (std::size_t{512} << 10)
 #endif
@@ -829,7 +827,7 @@ inline constexpr std::size_t min_bytes_per_thread = MIXT_MIN_BYTES_PER_THREAD;
 
 /// How many threads a pass that moves `bytes` takes on a device of `threads` threads: one for every
 /// `per_thread` bytes, at least one, at most `threads`. Work decides, not Eigen's cost model, which gives a
-/// pass of 256K elements all 16 threads of a 16-core machine, where waking them costs more than the work.
+/// memory-bound pass nearly every thread once it has a few hundred thousand elements.
 constexpr int threads_for(std::size_t bytes, int threads, std::size_t per_thread = min_bytes_per_thread) noexcept {
     if (threads <= 1 || per_thread == 0) return threads < 1 ? 1 : threads;
     const std::size_t worth = bytes / per_thread;

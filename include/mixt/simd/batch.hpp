@@ -388,8 +388,8 @@ batch<T> load_partial(const T* p, int n) noexcept {
     } else if constexpr (detail::is_lane32_int_v<T>) {
         // bool and 8- and 16-bit integers: each element widened to its 32-bit lane as load() widens it (a bool's
         // nonzero byte is 1). Not through a buffer of packed elements: a tail that store_partial packed into one
-        // and this loaded back widened is a narrowing store and a widening load of the same bytes, and Clang
-        // 14's X86 peephole pass crashes on it (-O2 and up with AVX2, `eval(cast<i8>(lazy(u8)))`).
+        // and this loaded back widened is a narrowing store and a widening load of the same bytes, which Clang
+        // 14 crashes compiling with AVX2 (docs/performance-notes.md, "Clang 14 and 8-bit tails").
         alignas(32) std::int32_t wide[lanes] = {};
         for (int i = 0; i < n; ++i) {
             if constexpr (std::is_same_v<T, bool>) {
