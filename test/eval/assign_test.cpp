@@ -6,6 +6,7 @@
 #include <mixt/eval/assign.hpp>
 #include <mixt/expr/operators.hpp>
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <type_traits>
@@ -130,6 +131,43 @@ TEST(assign, non_contiguous_leaves_go_through_eigen) {
         for (Eigen::Index j = 0; j < 6; ++j) EXPECT_EQ(r(j, i), a(i, j) * 1.5);
     const Eigen::Tensor<std::int16_t, 2> via_ref = mixt::eval(mixt::lazy(ref) - 1);
     EXPECT_EQ(via_ref(3, 5), a(3, 5) - 1);
+}
+
+// What an outside cross-check against exact arithmetic found, through expressions: each path (the fused loop,
+// the lowering to Eigen, to_eigen) gives the exact results (expr/functors.hpp, complex_divide, float_int_pow,
+// complex_int_pow; test/expr/functors_test.cpp checks them at the functor level).
+TEST(assign, complex_division_and_integer_powers_on_every_path) {
+    using C = std::complex<double>;
+    Eigen::Tensor<C, 1> x(11), y(11);
+    x.setConstant(C(19.896926648387335, 0.14168469170330952));
+    y.setConstant(C(2.2250738585072014e-308, 0));
+    x(1) = C(1.7e308, 1.7e308);
+    y(1) = C(0.1, 0);
+    const Eigen::TensorRef<Eigen::Tensor<C, 1>> xr(x);
+    const Eigen::Tensor<C, 1> fused = mixt::eval(mixt::lazy(x) / y);
+    const Eigen::Tensor<C, 1> lowered = mixt::eval(mixt::lazy(xr) / y);
+    const Eigen::Tensor<C, 1> eigen = mixt::to_eigen(mixt::lazy(x) / y);
+    for (const auto* r : {&fused, &lowered, &eigen}) {
+        for (Eigen::Index i = 0; i < 11; ++i) {
+            const C want = i == 1 ? C(INFINITY, INFINITY) : C(INFINITY, 0.14168469170330952 / 2.2250738585072014e-308);
+            EXPECT_EQ((*r)(i), want) << i;
+        }
+    }
+
+    Eigen::Tensor<Eigen::half, 1> base(9);
+    Eigen::Tensor<std::int64_t, 1> exponent(9);
+    base.setConstant(Eigen::half(-1.0f));
+    exponent.setConstant(-2147483649);
+    const Eigen::Tensor<Eigen::half, 1> p = mixt::eval(mixt::pow(mixt::lazy(base), exponent));
+    for (Eigen::Index i = 0; i < 9; ++i) EXPECT_EQ(static_cast<float>(p(i)), -1.0f) << i;
+
+    Eigen::Tensor<std::complex<float>, 1> z(10);
+    z.setConstant(std::complex<float>(-1, 0));
+    const Eigen::Tensor<std::complex<float>, 1> z2 = mixt::eval(mixt::pow(mixt::lazy(z), 2));
+    for (Eigen::Index i = 0; i < 10; ++i) {
+        EXPECT_EQ(z2(i), std::complex<float>(1, 0)) << i;
+        EXPECT_TRUE(std::signbit(z2(i).imag())) << i << ": (-1+0j) ** 2 is 1-0j";
+    }
 }
 
 } // namespace

@@ -531,6 +531,129 @@ TEST(functors, complex_product_rounds_each_term_and_recovers_infinities) {
     EXPECT_EQ(d::mul_fn{}(F(inf_v<float>(), nan_v<float>()), F(1, 0)).real(), inf_v<float>());
 }
 
+// complex<double> division is written out (complex_divide): libgcc's __divdc3 gave (inf, nan) and (nan, nan) for
+// the finite quotients below. Exact values from 300-bit arithmetic (mpmath) where quoted.
+TEST(functors, complex_double_division_keeps_finite_quotients) {
+    using C = std::complex<double>;
+    const double inf = inf_v<double>();
+    // (19.896926648387335+0.14168469170330952j) / 2.2250738585072014e-308: exact (inf, 6.3676e306).
+    const C a = d::div_fn{}(C(19.896926648387335, 0.14168469170330952), C(2.2250738585072014e-308, 0));
+    EXPECT_EQ(a.real(), inf);
+    EXPECT_EQ(a.imag(), 0.14168469170330952 / 2.2250738585072014e-308);
+    // (1.7e308+1.7e308j) / 0.1: exact (inf, inf).
+    const C b = d::div_fn{}(C(1.7e308, 1.7e308), C(0.1, 0));
+    EXPECT_EQ(b.real(), inf);
+    EXPECT_EQ(b.imag(), inf);
+    // A numerator whose products overflow though the quotient is finite: (1.7e308+1.7e308j) / (1+1j) = 1.7e308.
+    const C c = d::div_fn{}(C(1.7e308, 1.7e308), C(1, 1));
+    EXPECT_EQ(c.real(), 1.7e308);
+    EXPECT_EQ(c.imag(), 0.0);
+    // A denominator whose squared norm underflows: (1+1j) / (1e-200+1e-200j) = 1e200.
+    const C e = d::div_fn{}(C(1, 1), C(1e-200, 1e-200));
+    EXPECT_NEAR(e.real() / 1e200, 1.0, 4e-16);
+    EXPECT_EQ(e.imag(), 0.0);
+    // A real or imaginary divisor divides each part: correctly rounded.
+    EXPECT_EQ(d::div_fn{}(C(1, 3), C(3, 0)), C(1.0 / 3, 1.0));
+    EXPECT_EQ(d::div_fn{}(C(1, 3), C(0, 3)), C(1.0, -1.0 / 3));
+    // Annex G: an infinite numerator over a finite divisor is infinite, a finite one over an infinite divisor 0.
+    const C f = d::div_fn{}(C(inf, 1), C(3, 4));
+    EXPECT_TRUE(std::isinf(f.real()) && std::isinf(f.imag()));
+    const C g = d::div_fn{}(C(1, 1), C(inf, 4));
+    EXPECT_EQ(g, C(0, 0));
+    // Random quotients over the whole exponent range against long double (64-bit mantissa, 15-bit exponent: no
+    // overflow in x * conj(y) / |y|^2): within 4 eps of the quotient's norm, part by part.
+    std::uint64_t state = 0x9e3779b97f4a7c15ull;
+    const auto next = [&] {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return state;
+    };
+    const auto random_double = [&] {
+        const double m = static_cast<double>(next() >> 11) * 0x1p-53 + 0.5;
+        const int exponent = static_cast<int>(next() % 2040) - 1020;
+        return ((next() & 1) != 0 ? -1.0 : 1.0) * std::ldexp(m, exponent);
+    };
+    int checked = 0;
+    for (int k = 0; k < 20000; ++k) {
+        const C x(random_double(), random_double()), y(random_double(), random_double());
+        using L = long double;
+        const L xr = x.real(), xi = x.imag(), yr = y.real(), yi = y.imag();
+        const L den = yr * yr + yi * yi;
+        const L re = (xr * yr + xi * yi) / den, im = (xi * yr - xr * yi) / den;
+        const L norm = std::max(std::fabs(re), std::fabs(im));
+        if (!(norm < L(std::numeric_limits<double>::max()) && norm > L(std::numeric_limits<double>::min()))) continue;
+        ++checked;
+        const C q = d::div_fn{}(x, y);
+        const L tolerance = 4 * norm * L(std::numeric_limits<double>::epsilon());
+        ASSERT_LE(std::fabs(L(q.real()) - re), tolerance) << x << " / " << y << " = " << q;
+        ASSERT_LE(std::fabs(L(q.imag()) - im), tolerance) << x << " / " << y << " = " << q;
+    }
+    EXPECT_GT(checked, 5000);
+}
+
+// A float base with an integer exponent computes exactly in the exponent: converting it to the base's compute
+// type first made odd exponents above 2^24 (f16, bf16, f32) or 2^53 (f64) even.
+TEST(functors, float_pow_keeps_the_exponents_parity) {
+    mp::mp_for_each<float_types>([](auto t) {
+        using T = decltype(t);
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), std::int64_t{-2147483649}), f<T>(-1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), std::int32_t{(1 << 24) + 1}), f<T>(-1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), (std::int64_t{1} << 53) + 1), f<T>(-1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), std::numeric_limits<std::int64_t>::max()), f<T>(-1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), std::numeric_limits<std::uint64_t>::max()), f<T>(-1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-1.0), std::numeric_limits<std::int64_t>::min()), f<T>(1.0)) << type_name<T>();
+        EXPECT_SAME(d::pow_fn{}(f<T>(-2.0), std::numeric_limits<std::int64_t>::max()), f<T>(-inf_v<double>()))
+            << type_name<T>();
+    });
+    // The magnitude too: (1 + 2^-52) ** (2^53 + 1) is e^2 (to 2^-104), and (1 + 2^-23) ** (2^24 + 1) in f32 is
+    // the f32 nearest to e^(2 + 2^-24 + ...) (the exponent rounded to f32 would give e^2 exactly, another f32).
+    const double e2 = std::exp(2.0);
+    EXPECT_NEAR(d::pow_fn{}(1.0 + 0x1p-52, (std::int64_t{1} << 53) + 1), e2, 2 * e2 * 0x1p-52);
+    const long double want32 = std::pow(1.0L + 0x1p-23L, static_cast<long double>((1 << 24) + 1));
+    EXPECT_SAME(d::pow_fn{}(1.0f + 0x1p-23f, std::int32_t{(1 << 24) + 1}), static_cast<float>(want32));
+}
+
+// A complex base with an integer exponent (an integer dtype, or a complex value that is an integer) multiplies by
+// repeated squaring; exp(e * log(base)) gave (-1+0j) ** 2 = 1+1.75e-7j.
+TEST(functors, complex_pow_with_an_integer_exponent_multiplies) {
+    const auto check = [](auto z) {
+        using C = decltype(z);
+        using F = typename C::value_type;
+        const C r1 = d::pow_fn{}(C(-1, 0), std::int32_t{2});
+        const C r2 = d::pow_fn{}(C(-1, 0), C(2, 0));
+        for (const C r : {r1, r2}) {
+            EXPECT_EQ(r.real(), F(1));
+            EXPECT_EQ(r.imag(), F(0));
+            EXPECT_TRUE(std::signbit(r.imag())) << "(-1+0j) ** 2 is 1-0j";
+        }
+        EXPECT_EQ(d::pow_fn{}(C(0, 1), std::int64_t{2}), C(-1, 0));
+        EXPECT_EQ(d::pow_fn{}(C(0, 1), std::int64_t{3}), C(0, -1));
+        EXPECT_EQ(d::pow_fn{}(C(0, 1), std::uint8_t{4}), C(1, 0));
+        EXPECT_EQ(d::pow_fn{}(C(nan_v<F>(), 1), std::int32_t{0}), C(1, 0));
+        EXPECT_EQ(d::pow_fn{}(C(2, 0), std::int32_t{-2}), C(F(0.25), 0));
+        EXPECT_EQ(d::pow_fn{}(C(1, 2), true), C(1, 2));
+        EXPECT_EQ(d::pow_fn{}(C(1, 2), false), C(1, 0));
+        // z ** n against the product of n factors in long double, n = -6..6: within 2 * |n| eps normwise.
+        for (const C base : {C(F(1.5), F(-0.25)), C(F(-0.75), F(3)), C(F(1e3), F(1))}) {
+            for (int n = -6; n <= 6; ++n) {
+                std::complex<long double> want(1, 0);
+                const std::complex<long double> b(base.real(), base.imag());
+                for (int k = 0; k < std::abs(n); ++k) want *= b;
+                if (n < 0) want = std::complex<long double>(1, 0) / want;
+                const C got = d::pow_fn{}(base, n);
+                const long double error = std::abs(std::complex<long double>(got.real(), got.imag()) - want);
+                EXPECT_LE(error, (2 * std::abs(n) + 1) * std::abs(want) * std::numeric_limits<F>::epsilon())
+                    << base << " ** " << n << " = " << got;
+                EXPECT_EQ(d::pow_fn{}(base, C(F(n), 0)), got) << "an integer-valued complex exponent";
+            }
+        }
+    };
+    check(std::complex<float>{});
+    check(std::complex<double>{});
+    // (3e9+1j) ** 2 in c64: one product, (9e18 - 1, 6e9) each part rounded once.
+    using F = std::complex<float>;
+    EXPECT_EQ(d::pow_fn{}(F(3e9f, 1), std::int32_t{2}), F(9e18f, 6e9f));
+}
+
 TEST(functors, where_and_identity) {
     EXPECT_EQ(d::where_fn{}(true, 1, 2), 1);
     EXPECT_EQ(d::where_fn{}(false, 1, 2), 2);

@@ -14,7 +14,12 @@
 //     signed value (the limit of repeated arithmetic shifts). `>>` of a signed value is arithmetic.
 //   - `abs(INT_MIN) == INT_MIN` (wraps). `abs` of complex is the real-valued magnitude.
 //   - integer `pow` wraps; a negative exponent gives `1 / x**-e` truncated: 1 for x == 1, +-1 for x == -1,
-//     0 otherwise (0 ** negative is 0). Float pow is `std::pow`.
+//     0 otherwise (0 ** negative is 0). Float pow is `std::pow`; a float base with an integer exponent computes
+//     in double, exact in the exponent (an odd exponent keeps a negative base's sign however large it is). A
+//     complex base with an integer exponent (an integer dtype, or a complex value that is an integer) multiplies
+//     by repeated squaring; other complex powers are `std::pow` (exp(e * log(base))).
+//   - complex<double> division is written out (complex_divide): libgcc's __divdc3 gives NaN for some finite
+//     quotients.
 //   - `minimum`, `maximum` and `clip` propagate NaN (NumPy's `minimum`, not `fmin`); on complex they order
 //     lexicographically.
 
@@ -160,10 +165,81 @@ struct mul_fn {
         else return via_compute(a, b, [](auto x, auto y) { return rounded(x * y); });
     }
 };
+// The complex<double> quotient x / y, written out: libstdc++'s operator/ calls libgcc's __divdc3, whose
+// d * (b / c) is 0 * inf for a real divisor that overflows a part of the quotient, so that
+// (19.9 + 0.14i) / 2.2e-308 gave (inf, nan) for (inf, 6.4e306), and (1.7e308 + 1.7e308i) / 0.1 gave NaN in both
+// parts. Here:
+//   - a real divisor (y's imaginary part zero) divides each part, and an imaginary one (real part zero) too:
+//     each part correctly rounded, infinities and NaNs as real division makes them;
+//   - otherwise both parts of y are scaled by the same power of two so that the larger lies in [1, 2) (exact), and
+//     those of x too, so that neither |y|^2 nor the numerator's products can overflow or underflow while the
+//     quotient is finite (C11 Annex G's example, _Cdivd, scales y only: (1.7e308 + 1.7e308i) / (1 + i) overflowed
+//     its numerator); the formula x * conj(y) / |y|^2, each product rounded once, then scaled back (scalbn rounds
+//     once, where the result is subnormal). A part of x or y smaller than 2^-1074 of the larger part of the same
+//     operand is lost in the scaling: normwise the quotient is accurate to a few eps everywhere;
+//   - where both parts come out NaN, C's Annex G recovery: an infinite x over a finite y is infinite, a finite x
+//     over an infinite y is zero.
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> complex_divide(const std::complex<F>& x, const std::complex<F>& y) {
+    using std::fabs;
+    using std::fmax;
+    using std::ilogb;
+    using std::scalbn;
+    const auto isinf = [](F v) { return (Eigen::numext::isinf)(v); };
+    const auto isnan = [](F v) { return (Eigen::numext::isnan)(v); };
+    const auto isfinite = [](F v) { return (Eigen::numext::isfinite)(v); };
+    F a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+    if (d == F(0)) return {a / c, b / c};
+    if (c == F(0)) return {b / d, -a / d};
+    const F ymax = fmax(fabs(c), fabs(d));
+    int ey = 0;
+    if (isfinite(ymax)) {
+        ey = ilogb(ymax);
+        c = scalbn(c, -ey);
+        d = scalbn(d, -ey);
+    }
+    const F xmax = fmax(fabs(a), fabs(b));
+    int ex = 0;
+    if (isfinite(xmax) && xmax != F(0)) {
+        ex = ilogb(xmax);
+        a = scalbn(a, -ex);
+        b = scalbn(b, -ex);
+    }
+    const F denominator = rounded(c * c) + rounded(d * d);
+    F re = scalbn((rounded(a * c) + rounded(b * d)) / denominator, ex - ey);
+    F im = scalbn((rounded(b * c) - rounded(a * d)) / denominator, ex - ey);
+    if (isnan(re) && isnan(im)) {
+        const F inf = std::numeric_limits<F>::infinity();
+        if ((isinf(a) || isinf(b)) && isfinite(c) && isfinite(d)) {
+            a = complex_box(a), b = complex_box(b);
+            re = inf * (rounded(a * c) + rounded(b * d));
+            im = inf * (rounded(b * c) - rounded(a * d));
+        } else if (isinf(ymax) && isfinite(a) && isfinite(b)) {
+            c = complex_box(c), d = complex_box(d);
+            re = F(0) * (rounded(a * c) + rounded(b * d));
+            im = F(0) * (rounded(b * c) - rounded(a * d));
+        }
+    }
+    return {re, im};
+}
+
+// The complex quotient mixt computes: complex<double> as complex_divide says; complex<float> is libstdc++'s
+// operator/ (libgcc's __divsc3, whose results were right wherever checked against exact arithmetic).
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> complex_quotient(const std::complex<F>& x, const std::complex<F>& y) {
+    if constexpr (std::is_same_v<F, double>)
+        return complex_divide(x, y);
+    else
+        return x / y;
+}
+
 struct div_fn { // true division: operands are already floating or complex
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
-        return via_compute(a, b, [](auto x, auto y) { return x / y; });
+        if constexpr (is_complex_v<T>)
+            return complex_quotient(a, b);
+        else
+            return via_compute(a, b, [](auto x, auto y) { return x / y; });
     }
 };
 
@@ -400,9 +476,58 @@ MIXT_DETAIL_MATH(tanh_fn, tanh)
 #undef MIXT_DETAIL_REAL_MATH
 #undef MIXT_DETAIL_COMPLEX_MATH
 
+// x ** n for a float x and an integer n, in double, exact in n: a 64-bit n beyond 2^53 is split into a
+// part that it can (the low bits cleared) and the rest, x ** high * x ** low, so that an odd n keeps the sign of
+// a negative base however large n is (converting n first rounds an odd n above 2^53 to an even one, and one
+// above 2^24 when converted to float).
+template <class I>
+EIGEN_DEVICE_FUNC double float_int_pow(double x, I n) {
+    using std::pow;
+    using U = std::make_unsigned_t<I>;
+    constexpr int value_bits = std::numeric_limits<I>::digits; // 63 for int64_t, 64 for uint64_t
+    constexpr int spare = value_bits - std::numeric_limits<double>::digits;
+    if constexpr (spare <= 0) {
+        return pow(x, static_cast<double>(n));
+    } else {
+        constexpr I exact = I{1} << std::numeric_limits<double>::digits; // every integer up to 2^53 is a double
+        bool fits = n <= exact;
+        if constexpr (std::is_signed_v<I>) fits = fits && n >= -exact;
+        if (fits) return pow(x, static_cast<double>(n));
+        constexpr U low_mask = (U{1} << spare) - 1;
+        const U bits = static_cast<U>(n);
+        const U low = bits & low_mask; // n = high + low, 0 <= low < 2^spare
+        const I high = static_cast<I>(bits & ~low_mask);
+        if (low == 0) return pow(x, static_cast<double>(high));
+        return rounded(pow(x, static_cast<double>(high))) * rounded(pow(x, static_cast<double>(low)));
+    }
+}
+
+// z ** n for a complex z and an integer n: repeated squaring with the complex product (each rounded once),
+// starting from z's lowest set power so that no product by 1 + 0i changes the sign of a zero part
+// ((-1 + 0i) ** 2 is 1 - 0i); a negative n takes the quotient 1 / z ** -n. z ** 0 is 1 + 0i for every z.
+template <class F, class I>
+EIGEN_DEVICE_FUNC std::complex<F> complex_int_pow(const std::complex<F>& z, I n) {
+    using U = std::make_unsigned_t<I>;
+    bool negative = false;
+    if constexpr (std::is_signed_v<I>) negative = n < 0;
+    U m = negative ? static_cast<U>(U{0} - static_cast<U>(n)) : static_cast<U>(n);
+    if (m == 0) return {F(1), F(0)};
+    std::complex<F> x = z;
+    while ((m & 1) == 0) {
+        x = complex_multiply(x, x);
+        m >>= 1;
+    }
+    std::complex<F> r = x;
+    for (m >>= 1; m != 0; m >>= 1) {
+        x = complex_multiply(x, x);
+        if (m & 1) r = complex_multiply(r, x);
+    }
+    return negative ? complex_quotient(std::complex<F>(F(1), F(0)), r) : r;
+}
+
 struct pow_fn {
-    // Base and exponent keep their own types: a float base with an integer exponent computes in the base's
-    // compute precision.
+    // Base and exponent keep their own types: a float base with an integer exponent computes in double, exact in
+    // the exponent (float_int_pow), and rounds once to the base's type.
     template <class B, class E>
     EIGEN_DEVICE_FUNC B operator()(const B& base, const E& e) const {
         if constexpr (is_int_v<B> || is_bool_v<B>) {
@@ -422,7 +547,24 @@ struct pow_fn {
                 return from_wrap<B>(result);
             }
         } else if constexpr (is_complex_v<B>) {
-            return std::pow(base, convert<B>(e));
+            // An integer exponent, or a complex one whose value is an integer (of magnitude up to 2^62): repeated
+            // squaring. Otherwise exp(e * log(base)) (std::pow).
+            using F = typename B::value_type;
+            if constexpr (is_int_v<E>) {
+                return complex_int_pow(base, e);
+            } else if constexpr (is_bool_v<E>) {
+                return complex_int_pow(base, static_cast<int>(e));
+            } else {
+                const B exponent = convert<B>(e);
+                const F re = exponent.real();
+                using std::fabs;
+                using std::trunc;
+                if (exponent.imag() == F(0) && fabs(re) <= F(4611686018427387904.0) && trunc(re) == re)
+                    return complex_int_pow(base, static_cast<std::int64_t>(re));
+                return std::pow(base, exponent);
+            }
+        } else if constexpr (is_int_v<E>) {
+            return convert<B>(float_int_pow(convert<double>(base), e));
         } else {
             using C = std::conditional_t<std::is_same_v<B, double>, double, float>;
             using std::pow;
