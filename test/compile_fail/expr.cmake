@@ -95,6 +95,10 @@ _mixt_expr_case(eval.assign_float_into_int
   "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
   "does not promote implicitly to the destination.*mixt::cast<T>\\(e\\)"
   "not_implicitly_convertible<mixt::dtype_tag<mixt::dtype::float32>, mixt::dtype_tag<mixt::dtype::int32>, mixt::policy::jax")
+_mixt_expr_case(eval.eval_float_as_int
+  "void f() { auto r = mixt::eval<std::int32_t>(mixt::lazy(t<float>) + 1); (void)r; }"
+  "mixt: eval<T>: the expression's dtype does not promote implicitly to T.*mixt::eval<T>\\(mixt::cast<T>\\(e\\)\\)"
+  "not_implicitly_evaluable<mixt::dtype_tag<mixt::dtype::float32>, mixt::dtype_tag<mixt::dtype::int32>, mixt::policy::jax")
 _mixt_expr_case(eval.assign_into_other_rank
   "void f() { mixt::assign(t<float, 2>, mixt::lazy(t<float>) + 1); }"
   "mixt: assign: the destination's rank differs from the expression's")
@@ -126,6 +130,7 @@ void twins() {
     auto double_leaf = mixt::lazy(t<double>);
     mixt::assign(t<float>, mixt::lazy(t<std::int32_t>) + 1);
     mixt::assign(t<std::int32_t>, mixt::cast<std::int32_t>(mixt::lazy(t<float>) + 1));
+    (void)mixt::eval<std::int32_t>(mixt::cast<std::int32_t>(mixt::lazy(t<float>) + 1));
     mixt::assign(t<float, 2>, mixt::lazy(t<float, 2>) + 1);
     mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2, Eigen::RowMajor>) + 1);
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;

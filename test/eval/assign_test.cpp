@@ -32,6 +32,19 @@ TEST(assign, eval_makes_a_tensor_of_the_result_type) {
     EXPECT_EQ(s.dimension(2), 4);
 }
 
+TEST(assign, eval_into_a_dtype_the_result_promotes_to) {
+    Eigen::Tensor<std::int8_t, 2> a(3, 5);
+    for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = static_cast<std::int8_t>(i * 9 - 60);
+    const auto r = mixt::eval<float>(mixt::lazy(a) * 3); // i8 * 3 is i8 (wraps), then converted to f32
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, Eigen::Tensor<float, 2>>);
+    ASSERT_EQ(r.dimension(0), 3);
+    ASSERT_EQ(r.dimension(1), 5);
+    for (Eigen::Index i = 0; i < a.size(); ++i)
+        EXPECT_EQ(r.data()[i], static_cast<float>(static_cast<std::int8_t>(a.data()[i] * 3))) << i;
+    const auto d = mixt::eval<double>(mixt::lazy(a) / 4); // i8 / 4 is f32, exact in f64
+    for (Eigen::Index i = 0; i < a.size(); ++i) EXPECT_EQ(d.data()[i], a.data()[i] / 4.0) << i;
+}
+
 TEST(assign, into_tensors_maps_and_wider_dtypes) {
     Eigen::Tensor<std::int8_t, 1> a(11);
     Eigen::Tensor<std::uint8_t, 1> b(11);

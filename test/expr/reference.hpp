@@ -666,12 +666,15 @@ scalar real_exact(dtype d, F f) {
     return from_double(d, f());
 }
 
-// Minimum / maximum as documented: NaN propagates (the first NaN operand), ties keep the first operand,
-// complex values are ordered lexicographically.
+// Minimum / maximum as documented: NaN propagates (the first NaN operand), real floats order -0 below +0
+// (IEEE 754-2019), other ties keep the first operand, complex values are ordered lexicographically.
 inline bool less(const scalar& a, const scalar& b) {
     const dtype d = dtype_of(a);
     if (is_bool(d) || is_int(d)) return to_int(a) < to_int(b);
-    if (is_float(d)) return to_double(a) < to_double(b);
+    if (is_float(d)) {
+        const double x = to_double(a), y = to_double(b);
+        return x < y || (x == y && std::signbit(x) && !std::signbit(y));
+    }
     const c128 x = to_c128(a), y = to_c128(b);
     return x.real() < y.real() || (x.real() == y.real() && x.imag() < y.imag());
 }
@@ -907,9 +910,21 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
             }
             return exact(from_int(r, static_cast<i128>(acc)));
         }
+        if (is_float(r) && (is_int(dtype_of(x[1])) || is_bool(dtype_of(x[1])))) {
+            // An integer exponent, exactly (long double holds every integer up to 2^64): |base| ** e, negative
+            // for a negative base (or -0, -inf) and an odd e. The magnitude of a zero or infinite base from pow in
+            // double (see below on powl).
+            const double p = to_double(x[0]);
+            const i128 e = is_bool(dtype_of(x[1])) ? (std::get<bool>(x[1]) ? 1 : 0) : to_int(x[1]);
+            const bool odd = (e & 1) != 0;
+            const long double magnitude = !std::isfinite(p) || p == 0
+                                              ? std::pow(std::fabs(p), static_cast<double>(e))
+                                              : std::pow(std::fabs(static_cast<long double>(p)), static_cast<long double>(e));
+            const long double y = e == 0 ? 1.0L : (std::signbit(p) && odd) ? -magnitude : magnitude;
+            return inexact(from_long_double(r, y), transcendental_ulps);
+        }
         if (is_float(r)) {
-            // In the base's compute precision: f32 for f16, bf16 and f32, f64 for f64; the exponent is
-            // converted to it (rounded, for wide integers).
+            // In the base's compute precision: f32 for f16, bf16 and f32, f64 for f64.
             const dtype cpt = r == dtype::float64 ? dtype::float64 : dtype::float32;
             const double p = to_double(convert(x[0], cpt)), q = to_double(convert(x[1], cpt));
             // Special operands (C's Annex F table) from pow in double: glibc's powl gets some wrong at run time
@@ -918,8 +933,9 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
             const long double y = special ? std::pow(p, q) : std::pow(static_cast<long double>(p), static_cast<long double>(q));
             return inexact(from_long_double(r, y), transcendental_ulps);
         }
-        // std::pow of complex values is exp(y log x): its error grows with |y log x| (no bound where that is
-        // infinite: x infinite, or y log x beyond the range of double).
+        // An integer exponent (or an integer-valued complex one): repeated squaring in mixt, compared here with
+        // std::pow, which is exp(y log x): its error grows with |y log x| (no bound where that is infinite: x
+        // infinite, or y log x beyond the range of double).
         const std::complex<long double> p = detail::wide(x[0]), q = detail::wide(convert(x[1], r));
         const double condition = detail::pow_condition(p, q);
         return inexact(from_complex_long_double(r, std::pow(p, q)), complex_ulps + 2 * condition);

@@ -159,6 +159,28 @@ TEST(rules, other_policies) {
     EXPECT_TRUE((mixt::has_promotion_v<i8, weak_int, strict>));
 }
 
+// The result types that differ from JAX's on purpose (README, "Expressions"), and the literal spellings of
+// image code that the README warns about.
+TEST(rules, choices_that_differ_from_jax) {
+    using mixt::op::defined_v;
+    // Bool has no integer arithmetic: // % << >> are not defined on two bools (JAX: int32, NumPy: int8).
+    EXPECT_FALSE((defined_v<mixt::op::floor_divide, jax, bool_, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::modulo, jax, bool_, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::shift_left, jax, bool_, bool_>));
+    EXPECT_FALSE((defined_v<mixt::op::shift_right, jax, bool_, bool_>));
+    // pow keeps a float or complex base with an integer or bool exponent, a weak base too (JAX: f64 / c128).
+    EXPECT_SAME(result<pow, jax, bool_, bool_>, bool_); // JAX: int32
+    EXPECT_SAME(result<pow, jax, weak_float, u8>, weak_float);
+    EXPECT_SAME(result<pow, jax, weak_complex, i32>, weak_complex);
+    EXPECT_SAME(result<mixt::op::multiply, jax, result<pow, jax, weak_float, u8>, f32>, f32); // JAX: f64
+    // u8 / 255 is f32; u8 / 255.0 is f64 under jax (a weak float joins u8 as f*, stored at the default width).
+    EXPECT_SAME(mixt::to_inexact_t<result<mixt::op::divide, jax, u8, weak_int>>, f32);
+    EXPECT_SAME(result<mixt::op::divide, jax, u8, weak_int>, f32);
+    EXPECT_SAME(result<mixt::op::divide, jax, u8, weak_float>, weak_float);
+    EXPECT_SAME(mixt::materialize_t<weak_float, jax>, f64);
+    EXPECT_SAME(mixt::materialize_t<result<mixt::op::divide, x32, u8, weak_float>, x32>, f32);
+}
+
 TEST(rules, defined_v_says_where_a_rule_is_defined_without_stopping_compilation) {
     using mixt::op::defined_v;
     using mixt::op::verdict;

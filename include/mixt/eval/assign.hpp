@@ -45,6 +45,14 @@ struct not_implicitly_convertible {
                   "mixt::assign(dst, mixt::cast<T>(e)) to convert explicitly");
     static constexpr bool value = false;
 };
+template <class ExprDtype, class ResultDtype, class Policy>
+struct not_implicitly_evaluable {
+    static_assert(sizeof(ExprDtype) == 0,
+                  "mixt: eval<T>: the expression's dtype does not promote implicitly to T under this policy (they are "
+                  "the arguments of the template being instantiated); write mixt::eval<T>(mixt::cast<T>(e)) to "
+                  "convert explicitly");
+    static constexpr bool value = false;
+};
 } // namespace assignment_error
 
 namespace detail {
@@ -59,6 +67,10 @@ template <class Policy, class From, class To, bool Ok = assignable<Policy, From,
 struct check_assignable : std::true_type {};
 template <class Policy, class From, class To>
 struct check_assignable<Policy, From, To, false> : assignment_error::not_implicitly_convertible<From, To, Policy> {};
+template <class Policy, class From, class To, bool Ok = assignable<Policy, From, To>()>
+struct check_evaluable : std::true_type {};
+template <class Policy, class From, class To>
+struct check_evaluable<Policy, From, To, false> : assignment_error::not_implicitly_evaluable<From, To, Policy> {};
 
 [[noreturn]] MIXT_COLD inline void throw_partial_overlap(const char* what) {
     throw aliasing_error(std::string("mixt: ") + what +
@@ -203,6 +215,24 @@ template <class E, class Device = Eigen::DefaultDevice>
 detail::eval_tensor_t<E> eval(const E& e, const Device& device = Device{}) {
     detail::check_operand_shapes(e, "eval");
     detail::eval_tensor_t<E> result(detail::dimensions_of(detail::first_leaf(e)));
+    detail::check_before_write(result, e, "eval");
+    detail::run_checked(result, e, device);
+    return result;
+}
+
+/// Evaluates `e` into a new Eigen::Tensor of dtype T (its storage type), in one pass: `eval<float>(lazy(i8) * 2)`.
+/// The result converts to T as `assign` converts it, so T must be a dtype that value_t<E> promotes to (else
+/// the same compile error as assign, which suggests mixt::cast). `Eigen::Tensor<float, 1> r = eval(f64_expr)`
+/// fails inside Eigen's assignment instead: eval<float> says what is wrong.
+template <class T, class E, class Device = Eigen::DefaultDevice>
+    requires mixt_expression<E>
+Eigen::Tensor<T, std::remove_cvref_t<E>::rank, detail::eval_tensor_t<E>::Layout> eval(const E& e,
+                                                                                       const Device& device = Device{}) {
+    using Ex = std::remove_cvref_t<E>;
+    using policy = detail::policy_or_default<typename Ex::policy>;
+    static_assert(detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::value);
+    detail::check_operand_shapes(e, "eval");
+    Eigen::Tensor<T, Ex::rank, detail::eval_tensor_t<E>::Layout> result(detail::dimensions_of(detail::first_leaf(e)));
     detail::check_before_write(result, e, "eval");
     detail::run_checked(result, e, device);
     return result;

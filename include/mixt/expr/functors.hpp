@@ -20,8 +20,8 @@
 //     by repeated squaring; other complex powers are `std::pow` (exp(e * log(base))).
 //   - complex<double> division is written out (complex_divide): libgcc's __divdc3 gives NaN for some finite
 //     quotients.
-//   - `minimum`, `maximum` and `clip` propagate NaN (NumPy's `minimum`, not `fmin`); on complex they order
-//     lexicographically.
+//   - `minimum`, `maximum` and `clip` propagate NaN (NumPy's `minimum`, not `fmin`) and order -0 below +0
+//     (IEEE 754-2019's minimum and maximum); on complex they order lexicographically.
 
 #include <cmath>
 #include <complex>
@@ -525,6 +525,30 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_int_pow(const std::complex<F>& z, I n)
     return negative ? complex_quotient(std::complex<F>(F(1), F(0)), r) : r;
 }
 
+// z ** w for complex z and w, as exp(w * log(z)) in a wider type where there is one: the error of w * log(z),
+// carried into the exponential, is |w * log(z)| times the precision it is computed in, so in the result's own
+// precision a large |w * log(z)| loses most digits (pow(7, 3.5 + 20j) in complex128 was 1527 eps off). complex64
+// computes in complex128; complex128 in long double where it is wider than double (x86: 64-bit mantissa), which
+// keeps the result within a few eps normwise while |w * log(z)| < 2^11.
+template <class F>
+EIGEN_DEVICE_FUNC std::complex<F> complex_general_pow(const std::complex<F>& z, const std::complex<F>& w) {
+#if !defined(EIGEN_GPU_COMPILE_PHASE)
+    if constexpr (std::is_same_v<F, float>) {
+        const std::complex<double> r = std::pow(std::complex<double>(z.real(), z.imag()),
+                                                std::complex<double>(w.real(), w.imag()));
+        return {static_cast<float>(r.real()), static_cast<float>(r.imag())};
+    } else if constexpr (std::is_same_v<F, double> && std::numeric_limits<long double>::digits > 53) {
+        const std::complex<long double> r = std::pow(std::complex<long double>(z.real(), z.imag()),
+                                                     std::complex<long double>(w.real(), w.imag()));
+        return {static_cast<double>(r.real()), static_cast<double>(r.imag())};
+    } else {
+        return std::pow(z, w);
+    }
+#else
+    return std::pow(z, w);
+#endif
+}
+
 struct pow_fn {
     // Base and exponent keep their own types: a float base with an integer exponent computes in double, exact in
     // the exponent (float_int_pow), and rounds once to the base's type.
@@ -561,7 +585,7 @@ struct pow_fn {
                 using std::trunc;
                 if (exponent.imag() == F(0) && fabs(re) <= F(4611686018427387904.0) && trunc(re) == re)
                     return complex_int_pow(base, static_cast<std::int64_t>(re));
-                return std::pow(base, exponent);
+                return complex_general_pow(base, exponent);
             }
         } else if constexpr (is_int_v<E>) {
             return convert<B>(float_int_pow(convert<double>(base), e));
@@ -573,11 +597,26 @@ struct pow_fn {
     }
 };
 
+template <class T>
+EIGEN_DEVICE_FUNC bool sign_bit(const T& x) {
+    using std::signbit;
+    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>)
+        return signbit(static_cast<float>(x));
+    else
+        return signbit(x);
+}
+
+// minimum and maximum of real floats order -0 below +0, as IEEE 754-2019's minimum and maximum (and JAX) do:
+// minimum(+0, -0) is -0 and maximum(-0, +0) is +0. Equal operands are otherwise the same value; a tie between
+// them returns the first. Complex values are ordered lexicographically, their parts by `<`.
 struct minimum_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
         if (is_nan_value(a)) return a;
         if (is_nan_value(b)) return b;
+        if constexpr (is_float_like_v<T>) {
+            if (a == b) return sign_bit(a) ? a : b;
+        }
         return less(b, a) ? b : a;
     }
 };
@@ -586,6 +625,9 @@ struct maximum_fn {
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
         if (is_nan_value(a)) return a;
         if (is_nan_value(b)) return b;
+        if constexpr (is_float_like_v<T>) {
+            if (a == b) return sign_bit(a) ? b : a;
+        }
         return less(a, b) ? b : a;
     }
 };

@@ -7,7 +7,7 @@
 //   - f16/bf16 arithmetic runs in f32 and is rounded to the node's type once, by the batch conversion
 //     (`apply<false>` leaves that rounding to the store: simd::apply_unrounded);
 //   - integer + - * run in 32-bit (or 64-bit) lanes and wrap to the node's width;
-//   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`), not MINPS's;
+//   - minimum/maximum keep the functors' order of tests (NaN first, then `b < a`, -0 below +0), not MINPS's;
 //   - complex multiplication uses the textbook formula and falls back to the scalar definition for a batch
 //     where a lane comes out NaN in both parts (C's Annex G recovery of infinities);
 //   - complex + and - of a batch and elements in memory, stored (simd::apply_store, detail::combined_store),
@@ -93,18 +93,22 @@ inline __m256d arith_pd(__m256d a, __m256d b) noexcept {
 }
 template <class Fn>
 inline __m256 minmax_ps(__m256 a, __m256 b) noexcept {
-    // minimum: b < a ? b : a; maximum: a < b ? b : a; then NaN of b, then NaN of a wins.
-    const __m256 take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm256_cmp_ps(b, a, _CMP_LT_OQ)
-                                                             : _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+    // minimum: b < a ? b : a; maximum: a < b ? b : a; equal operands: their bits or-ed (minimum) or and-ed
+    // (maximum), which is either operand except for -0 and +0, where it is -0 (minimum) or +0 (maximum); then NaN
+    // of b, then NaN of a wins.
+    constexpr bool min = std::is_same_v<Fn, fn::minimum_fn>;
+    const __m256 take_b = min ? _mm256_cmp_ps(b, a, _CMP_LT_OQ) : _mm256_cmp_ps(a, b, _CMP_LT_OQ);
     __m256 r = _mm256_blendv_ps(a, b, take_b);
+    r = _mm256_blendv_ps(r, min ? _mm256_or_ps(a, b) : _mm256_and_ps(a, b), _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
     r = _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
     return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
 }
 template <class Fn>
 inline __m256d minmax_pd(__m256d a, __m256d b) noexcept {
-    const __m256d take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm256_cmp_pd(b, a, _CMP_LT_OQ)
-                                                              : _mm256_cmp_pd(a, b, _CMP_LT_OQ);
+    constexpr bool min = std::is_same_v<Fn, fn::minimum_fn>;
+    const __m256d take_b = min ? _mm256_cmp_pd(b, a, _CMP_LT_OQ) : _mm256_cmp_pd(a, b, _CMP_LT_OQ);
     __m256d r = _mm256_blendv_pd(a, b, take_b);
+    r = _mm256_blendv_pd(r, min ? _mm256_or_pd(a, b) : _mm256_and_pd(a, b), _mm256_cmp_pd(a, b, _CMP_EQ_OQ));
     r = _mm256_blendv_pd(r, b, _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
     return _mm256_blendv_pd(r, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
 }

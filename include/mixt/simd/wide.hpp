@@ -291,12 +291,14 @@ inline __m512 arith(__m512 a, __m512 b) noexcept {
     else return _mm512_div_ps(a, b);
 }
 
-// minimum/maximum in the functors' order of tests (simd::detail::minmax_ps): a NaN operand first, then b < a.
+// minimum/maximum in the functors' order of tests (simd::detail::minmax_ps): a NaN operand first, then b < a,
+// -0 below +0.
 template <class Fn>
 inline __m512 minmax(__m512 a, __m512 b) noexcept {
-    const __mmask16 take_b = std::is_same_v<Fn, fn::minimum_fn> ? _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ)
-                                                                : _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+    constexpr bool min = std::is_same_v<Fn, fn::minimum_fn>;
+    const __mmask16 take_b = min ? _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ) : _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
     __m512 r = _mm512_mask_blend_ps(take_b, a, b);
+    r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ), r, min ? _mm512_or_ps(a, b) : _mm512_and_ps(a, b));
     r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q), r, b);
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), r, a);
 }
