@@ -938,6 +938,24 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
         // infinite, or y log x beyond the range of double).
         const std::complex<long double> p = detail::wide(x[0]), q = detail::wide(convert(x[1], r));
         const double condition = detail::pow_condition(p, q);
+        // The integer n: p ** n by binary powers in long double (of p, then 1 / that for n < 0; long double's
+        // range holds every intermediate power of a double), and p ** 0 == 1 for every p.
+        const bool int_exponent = is_int(dtype_of(x[1])) || is_bool(dtype_of(x[1])) ||
+                                  (q.imag() == 0 && std::fabs(q.real()) <= 0x1p62L && std::trunc(q.real()) == q.real());
+        if (int_exponent) {
+            const i128 e = is_int(dtype_of(x[1])) || is_bool(dtype_of(x[1])) ? to_int(x[1]) : static_cast<i128>(q.real());
+            u128 k = static_cast<u128>(e < 0 ? -e : e);
+            std::complex<long double> result(1, 0), square = p;
+            for (; k != 0; k >>= 1) {
+                if ((k & 1) != 0) result *= square;
+                square *= square;
+            }
+            if (e == 0) return exact(from_complex_long_double(r, result));
+            if (e < 0) result = std::complex<long double>(1, 0) / result;
+            // No bound where pow_condition has none (an infinite or NaN base).
+            const double bound = condition == condition ? complex_ulps + 2 * condition : HUGE_VAL;
+            return inexact(from_complex_long_double(r, result), bound);
+        }
         return inexact(from_complex_long_double(r, std::pow(p, q)), complex_ulps + 2 * condition);
     }
     case op::minimum: return exact(detail::minimum(x[0], x[1]));

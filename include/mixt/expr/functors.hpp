@@ -17,7 +17,7 @@
 //     0 otherwise (0 ** negative is 0). Float pow is `std::pow`; a float base with an integer exponent computes
 //     in double, exact in the exponent (an odd exponent keeps a negative base's sign however large it is). A
 //     complex base with an integer exponent (an integer dtype, or a complex value that is an integer) multiplies
-//     by repeated squaring; other complex powers are `std::pow` (exp(e * log(base))).
+//     by repeated squaring; other complex powers are exp(e * log(base)) computed in a wider type.
 //   - complex<double> division is written out (complex_divide): libgcc's __divdc3 gives NaN for some finite
 //     quotients.
 //   - `minimum`, `maximum` and `clip` propagate NaN (NumPy's `minimum`, not `fmin`) and order -0 below +0
@@ -477,9 +477,9 @@ MIXT_DETAIL_MATH(tanh_fn, tanh)
 #undef MIXT_DETAIL_COMPLEX_MATH
 
 // x ** n for a float x and an integer n, in double, exact in n: a 64-bit n beyond 2^53 is split into a
-// part that it can (the low bits cleared) and the rest, x ** high * x ** low, so that an odd n keeps the sign of
-// a negative base however large n is (converting n first rounds an odd n above 2^53 to an even one, and one
-// above 2^24 when converted to float).
+// part that double holds (the low bits cleared) and the rest, and an odd n keeps the sign of a negative base
+// however large n is (converting n first rounds an odd n above 2^53 to an even one, and one above 2^24 when
+// converted to float).
 template <class I>
 EIGEN_DEVICE_FUNC double float_int_pow(double x, I n) {
     using std::pow;
@@ -493,36 +493,50 @@ EIGEN_DEVICE_FUNC double float_int_pow(double x, I n) {
         bool fits = n <= exact;
         if constexpr (std::is_signed_v<I>) fits = fits && n >= -exact;
         if (fits) return pow(x, static_cast<double>(n));
+        // |x| ** high, times |x| ** low where that can matter (|x| ** high finite and not 0, so |x| lies within
+        // 2^-43 of 1 and |x| ** low is near 1); the sign from n's parity, which is low's.
+        using std::fabs;
+        using std::signbit;
         constexpr U low_mask = (U{1} << spare) - 1;
         const U bits = static_cast<U>(n);
         const U low = bits & low_mask; // n = high + low, 0 <= low < 2^spare
         const I high = static_cast<I>(bits & ~low_mask);
-        if (low == 0) return pow(x, static_cast<double>(high));
-        return rounded(pow(x, static_cast<double>(high))) * rounded(pow(x, static_cast<double>(low)));
+        const double ax = fabs(x);
+        double magnitude = pow(ax, static_cast<double>(high));
+        if (low != 0 && magnitude != 0 && !(Eigen::numext::isinf)(magnitude))
+            magnitude = rounded(magnitude) * rounded(pow(ax, static_cast<double>(low)));
+        return signbit(x) && (bits & 1) != 0 ? -magnitude : magnitude;
     }
 }
 
-// z ** n for a complex z and an integer n: repeated squaring with the complex product (each rounded once),
-// starting from z's lowest set power so that no product by 1 + 0i changes the sign of a zero part
-// ((-1 + 0i) ** 2 is 1 - 0i); a negative n takes the quotient 1 / z ** -n. z ** 0 is 1 + 0i for every z.
+// z ** n for a complex z and an integer n: repeated squaring with the complex product (each rounded once), of
+// z for n > 0 and of 1 / z for n < 0 (so that a result near the underflow or overflow threshold is not lost in
+// an intermediate power that overflows or underflows first), starting from the lowest set power so that no
+// product by 1 + 0i changes the sign of a zero part ((-1 + 0i) ** 2 is 1 - 0i). z ** 0 is 1 + 0i for every z
+// (as a real x ** 0, and XLA's and NumPy's complex powers). complex64 computes in complex128 and rounds once.
 template <class F, class I>
 EIGEN_DEVICE_FUNC std::complex<F> complex_int_pow(const std::complex<F>& z, I n) {
-    using U = std::make_unsigned_t<I>;
-    bool negative = false;
-    if constexpr (std::is_signed_v<I>) negative = n < 0;
-    U m = negative ? static_cast<U>(U{0} - static_cast<U>(n)) : static_cast<U>(n);
-    if (m == 0) return {F(1), F(0)};
-    std::complex<F> x = z;
-    while ((m & 1) == 0) {
-        x = complex_multiply(x, x);
-        m >>= 1;
+    if constexpr (std::is_same_v<F, float>) {
+        const std::complex<double> r = complex_int_pow(std::complex<double>(z.real(), z.imag()), n);
+        return {static_cast<float>(r.real()), static_cast<float>(r.imag())};
+    } else {
+        using U = std::make_unsigned_t<I>;
+        bool negative = false;
+        if constexpr (std::is_signed_v<I>) negative = n < 0;
+        U m = negative ? static_cast<U>(U{0} - static_cast<U>(n)) : static_cast<U>(n);
+        if (m == 0) return {F(1), F(0)};
+        std::complex<F> x = negative ? complex_quotient(std::complex<F>(F(1), F(0)), z) : z;
+        while ((m & 1) == 0) {
+            x = complex_multiply(x, x);
+            m = static_cast<U>(m >> 1);
+        }
+        std::complex<F> r = x;
+        for (m = static_cast<U>(m >> 1); m != 0; m = static_cast<U>(m >> 1)) {
+            x = complex_multiply(x, x);
+            if (m & 1) r = complex_multiply(r, x);
+        }
+        return r;
     }
-    std::complex<F> r = x;
-    for (m >>= 1; m != 0; m >>= 1) {
-        x = complex_multiply(x, x);
-        if (m & 1) r = complex_multiply(r, x);
-    }
-    return negative ? complex_quotient(std::complex<F>(F(1), F(0)), r) : r;
 }
 
 // z ** w for complex z and w, as exp(w * log(z)) in a wider type where there is one: the error of w * log(z),
