@@ -56,10 +56,10 @@ using index_t = Eigen::Index;
 /// How far ahead of the element being computed the batch loop asks for its inputs (software prefetch), in
 /// passes that move at least prefetch_threshold_bytes, on CPUs where that pays (software_prefetch_pays): the
 /// hardware prefetcher alone leaves a single core well short of the memory bandwidth when the loop does real
-/// work per element (f16 + f16 at 16M elements: 13 GB/s without, 22 GB/s with, on a Xeon with AVX-512).
+/// work per element (docs/performance-notes.md, "Fused loop: measurements behind the code").
 /// Smaller passes run from the caches, where the prefetch instructions would only cost issue slots.
 /// MIXT_PREFETCH_DISTANCE (elements) and MIXT_PREFETCH_THRESHOLD_BYTES change them, the same in every
-/// translation unit (distances from 256 to 4096 measured the same on that Xeon).
+/// translation unit (the distance matters little over a wide range).
 #ifndef MIXT_PREFETCH_DISTANCE
 #define MIXT_PREFETCH_DISTANCE 1024
 #endif
@@ -79,10 +79,8 @@ inline constexpr bool prefetch_enabled =
 #endif
 
 /// Whether the fused loop prefetches its inputs in software (above prefetch_threshold_bytes): not on AMD CPUs,
-/// decided once per program from the CPU's vendor. On a Zen 4 EPYC the prefetches made every loop slower:
-/// at 262144 elements (from L3) i8 + f32 ran at 0.81 of its hand loop with them and 1.01 without, and
-/// c64 * f32 + c128 at 0.75 and 1.05; at 16M elements i8 + f32 and i64 + u32 ran 10-25% slower with them
-/// (mixt-bench, built with and without). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile time instead.
+/// decided once per program from the CPU's vendor: on AMD the prefetches made every loop slower, from L3 and
+/// from DRAM (docs/performance-notes.md). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile time instead.
 inline bool software_prefetch_pays() noexcept {
 #if defined(MIXT_SOFTWARE_PREFETCH)
     return prefetch_enabled;
@@ -429,8 +427,8 @@ struct word_kernel<op_kernel<Fn, R, Ks...>>
     : std::bool_constant<(word_kernel<Ks>::value && ...) && simd::wide::word_supported_v<R, Fn, kernel_value_t<Ks>...>> {};
 
 /// Whether run_range runs the loop on words (AVX-512 targets): for u16 and i16 results whose every node has a
-/// version there (`u8 + i8`). At 4096 elements in L1 the loop the compiler makes of the block loop ran u8 + i8
-/// at 0.69 of the traffic floor, its widening shuffles the bottleneck (Zen 4).
+/// version there (`u8 + i8`): the loop the compiler makes of the block loop is bound by its widening shuffles
+/// (docs/performance-notes.md).
 template <class D, class K>
 inline constexpr bool word_loop_v =
     simd::avx512 && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) && word_kernel<K>::value;
@@ -540,8 +538,8 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 
 /// Whether run_range stores each of the unrolled batches as soon as it is computed, rather than computing all
 /// of them first: for a combined_root (its store is its last operation), and for results of 8-byte elements,
-/// whose batches are two stores each (i32 + f64 at 4096 elements: 0.97 of the hand loop with the eight stores
-/// at the end of each iteration, 1.00-1.04 with them spread out).
+/// whose batches are two stores each, and which ran slower with all stores at the end of an iteration
+/// (docs/performance-notes.md).
 template <class D, class K>
 inline constexpr bool store_as_computed_v = combined_root_v<D, K> || sizeof(D) == 8;
 
@@ -636,11 +634,9 @@ auto leaf_pointers_of(const node<Op, Cs...>& n) {
 /// every store, as the SIMD stores may alias any object (the intrinsics' types are may_alias). And a copy of it
 /// made here waits for the caller's stores of the kernel it has just built: GCC copies the kernel by 64-byte
 /// loads and builds two adjacent pointers in one vector register stored whole (its SLP vectorizer), and on
-/// Zen 4 a load that spans several smaller stores, or takes half of a wider one, is not forwarded from them.
-/// The loop's first addresses and literals waited 25 cycles or more on every call: in mixt-bench at 256
-/// elements (`--mixt_sizes=256`, Zen 4), i32 + f64 ran at 0.76 of the hand loop with the pointers read from
-/// the kernel, 0.97 with the pointers as arguments; f32 * 0.5 + i16, whose literal was still read from the
-/// kernel, took 25.2 ns a pass against the hand loop's 12.1, and 14.1 ns with every value an argument.
+/// some CPUs a load that spans several smaller stores, or takes half of a wider one, is not forwarded from
+/// them, so the loop's first addresses and literals waited on every call (the figures are in
+/// docs/performance-notes.md).
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
@@ -662,11 +658,8 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
     if constexpr (wide_loop_v<D, K>) {
         // 16 lanes at a time, u batches per iteration; the 8-lane loop below does the rest. Streamed results
         // leave as soon as they are computed; cached ones are stored after all u are computed, as the
-        // compiler's own unrolled loops do. Storing each as it came made the loop's speed depend more on where
-        // the arrays lie: i8 + f32 at 4096 elements, the arrays allocated one after the other, ran at 0.43 to
-        // 1.1 of the hand loop depending only on the page the first one starts at (Zen 4; 12 to 36 of 64
-        // pages below 0.9 in three runs), and at 0.96 to 1.03 with the stores after (0 to 4 of 64); over
-        // random gaps between the arrays the two orders measured the same (median 0.99-1.01).
+        // compiler's own unrolled loops do. Storing each as it came made the loop's speed depend on where the
+        // arrays lie (docs/performance-notes.md).
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
         for (; i + u * ww <= end; i += u * ww) {

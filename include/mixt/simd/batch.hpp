@@ -356,9 +356,8 @@ void stream_store(T* p, const batch<T>& b) noexcept {
 }
 
 /// stream_store(p, a) then stream_store(p + 8, b), where 2-byte elements (f16, bf16, 16-bit integers) go out as
-/// one 32-byte store rather than two of 16, as the report's traffic floor writes them (E5, f16 + f16 at 16M
-/// elements on a Zen 5 EPYC, two A/B runs: 0.92 and 0.92 of the floor, against 0.89 and 0.92 with 16-byte
-/// stores). p must be aligned to stream_pair_alignment<T>.
+/// one 32-byte store rather than two of 16, as the report's traffic floor writes them (docs/performance-notes.md).
+/// p must be aligned to stream_pair_alignment<T>.
 template <class T>
 void stream_store_pair(T* p, const batch<T>& a, const batch<T>& b) noexcept {
     if constexpr (sizeof(T) == 2) {
