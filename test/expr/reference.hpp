@@ -915,7 +915,7 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
             // for a negative base (or -0, -inf) and an odd e. The magnitude of a zero or infinite base from pow in
             // double (see below on powl).
             const double p = to_double(x[0]);
-            const i128 e = is_bool(dtype_of(x[1])) ? (std::get<bool>(x[1]) ? 1 : 0) : to_int(x[1]);
+            const i128 e = to_int(x[1]); // bool too
             const bool odd = (e & 1) != 0;
             const long double magnitude = !std::isfinite(p) || p == 0
                                               ? std::pow(std::fabs(p), static_cast<double>(e))
