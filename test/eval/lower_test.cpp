@@ -156,14 +156,16 @@ TEST(lower, checks_shapes_when_made) {
     y5.setConstant(2.0f);
     z8.setConstant(3.0f);
     EXPECT_EQ(shape_error_of([&] { (void)mixt::to_eigen(mixt::lazy(x8) + y5); }),
-              "mixt: to_eigen: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
+              "mixt: to_eigen: shape mismatch: operands of shapes [8] and [5] do not broadcast (aligned at the last "
+              "dimension, sizes must be equal or 1)");
     // The mismatch deep in the tree, and in the same message form as assign's and eval's.
     EXPECT_THROW((void)mixt::to_eigen(mixt::lazy(x8) * 2 + mixt::lazy(z8) * y5), mixt::shape_error);
     EXPECT_EQ(shape_error_of([&] { (void)mixt::eval(mixt::lazy(x8) + y5); }),
-              "mixt: eval: shape mismatch: the first operand has shape [8] but an operand has shape [5]");
+              "mixt: eval: shape mismatch: operands of shapes [8] and [5] do not broadcast (aligned at the last "
+              "dimension, sizes must be equal or 1)");
     Eigen::Tensor<float, 1> dst(5);
     EXPECT_EQ(shape_error_of([&] { mixt::assign(dst, mixt::lazy(x8) + z8); }),
-              "mixt: assign: shape mismatch: the destination has shape [5] but an operand has shape [8]");
+              "mixt: assign: shape mismatch: the destination has shape [5] but the expression has shape [8]");
     // Rank 2, same number of elements.
     Eigen::Tensor<float, 2> a(2, 3), b(3, 2);
     a.setZero();

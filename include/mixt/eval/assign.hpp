@@ -1,17 +1,20 @@
 #ifndef MIXT_EVAL_ASSIGN_HPP
 #define MIXT_EVAL_ASSIGN_HPP
 
-// Evaluation: `eval(e)` returns a new Eigen::Tensor of `value_t<E>`; `assign(dst, e [, device])` writes into an
-// existing tensor or map. Both check first, then run one pass over memory:
-//   1. at compile time: the ranks and layouts agree, and the expression's dtype promotes implicitly to the
-//      destination's under the policy (an int8 result may go into a float tensor; a float result into an int
-//      tensor needs mixt::cast);
-//   2. at run time, before the first write: every operand has the destination's shape (mixt::shape_error
-//      prints both), every literal fits (mixt::overflow_error), and the destination does not partially overlap
-//      an operand (mixt::aliasing_error; the very same elements, as in `assign(a, lazy(a) + 1)`, are fine).
+// Evaluation: `eval(e)` returns a new array of `value_t<E>` (an Eigen::Tensor, or an Eigen::Array when every
+// operand is a Dense object); `assign(dst, e [, device])` writes into an existing one (a tensor, a map, a view
+// of a tensor, a Dense object). Both check first, then run one pass over memory:
+//   1. at compile time: the ranks agree, the layouts of rank 2 or more agree, and the expression's dtype
+//      promotes implicitly to the destination's under the policy (an int8 result may go into a float tensor;
+//      a float result into an int tensor needs mixt::cast);
+//   2. at run time, before the first write: the operands' shapes broadcast (NumPy's rule) to the destination's
+//      shape (mixt::shape_error prints both), every literal fits (mixt::overflow_error), and the destination
+//      overlaps no operand but one that is the very same view (mixt::aliasing_error; `assign(a, lazy(a) + 1)`
+//      is fine).
 //
 //     Eigen::Tensor<float, 2> r = mixt::eval(mixt::lazy(a_i8) + b_f16 * c_f32 + 2);
 //     mixt::assign(r, mixt::lazy(a_i8) * 0.5, thread_pool_device);
+//     mixt::assign(r.chip(0, 0), mixt::lazy(bias_f16) + 1);   // a row of r: [w] into r's [h, w]
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +32,8 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/space.hpp"
+#include "mixt/eval/strided.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/lattice/promote.hpp"
 #include "mixt/simd/arch.hpp"
@@ -74,28 +79,63 @@ struct check_evaluable<Policy, From, To, false> : assignment_error::not_implicit
 
 [[noreturn]] MIXT_COLD inline void throw_partial_overlap(const char* what) {
     throw aliasing_error(std::string("mixt: ") + what +
-                         ": the destination partially overlaps an operand of a different element width or "
-                         "offset; evaluate into a separate tensor first");
+                         ": the destination partially overlaps an operand (other elements, or the same ones of "
+                         "another width, order or broadcast); evaluate into a separate tensor first");
+}
+[[noreturn]] MIXT_COLD inline void throw_self_overlap(const char* what) {
+    throw aliasing_error(std::string("mixt: ") + what +
+                         ": the destination's strides make distinct indices name the same element");
 }
 
-template <class Dst, class E>
-void check_before_write(const Dst& dst, const E& e, const char* what) {
-    const auto dst_dims = dimensions_of(dst);
-    const auto* dst_begin = reinterpret_cast<const unsigned char*>(dst.data());
-    const auto* dst_end = dst_begin + static_cast<std::size_t>(dst_dims.TotalSize()) * sizeof(*dst.data());
+/// The view of a destination's memory (has_view_v<Dst>), writable.
+template <class Dst>
+auto destination_view(Dst& dst) {
+    const auto v = view_of(dst);
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
+    return strided_view<T, static_cast<int>(v.dims.size())>{const_cast<T*>(v.data), v.dims, v.strides};
+}
+
+/// The view of an operand for the overlap check: its own, or, for an operand with data() but no view (a
+/// TensorRef of a tensor), its shape laid out contiguously from data(); none for an expression.
+template <class X>
+auto operand_view_for_overlap(const X& x) {
+    if constexpr (has_view_v<X>) {
+        return view_of(x);
+    } else if constexpr (requires { x.data(); }) {
+        constexpr int R = array_traits<X>::rank;
+        using T = const view_scalar_t<X>;
+        const auto dims = shape_of(x);
+        return strided_view<T, R>{x.data(), dims,
+                                  contiguous_strides<R>(dims, array_traits<X>::layout == static_cast<int>(Eigen::RowMajor))};
+    } else {
+        return 0;
+    }
+}
+
+/// The checks before the first write: the expression's shape (its operands broadcast) is the destination's,
+/// every literal fits, and the destination's elements are distinct and overlap no operand but one that is the
+/// very same view of the same width (`assign(a, lazy(a) + 1)`). `what` is the call the user made.
+template <class T, int R, class E>
+void check_before_write(const strided_view<T, R>& dst, const E& e, const char* what) {
+    const auto shape = broadcast_shape(e, what);
+    if (shape != dst.dims) throw_destination_shape(what, dst.dims, shape);
+    check_literals(e);
+    if (!elements_distinct(dst)) throw_self_overlap(what);
+    const auto [dst_first, dst_last] = byte_extent(dst);
     auto check_leaf = [&](const auto& x) {
-        const auto dims = dimensions_of(x);
-        if (!Eigen::dimensions_match(dims, dst_dims)) throw_shape_mismatch(what, "the destination", dst_dims, dims);
-        if constexpr (requires { x.data(); }) {
-            using S = std::remove_cvref_t<decltype(*x.data())>;
-            const auto* b = reinterpret_cast<const unsigned char*>(x.data());
-            const auto* end = b + static_cast<std::size_t>(dims.TotalSize()) * sizeof(S);
-            const bool overlap = b != nullptr && dst_begin != nullptr && b < dst_end && dst_begin < end;
-            if (overlap && !(b == dst_begin && sizeof(S) == sizeof(*dst.data()))) throw_partial_overlap(what);
+        const auto v = operand_view_for_overlap(x);
+        if constexpr (!std::is_same_v<decltype(v), const int>) {
+            const auto [first, last] = byte_extent(v);
+            if (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last) return;
+            using S = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
+            const auto b = broadcast_view<R>(v, dst.dims);
+            bool same = static_cast<const void*>(b.data) == static_cast<const void*>(dst.data) && sizeof(S) == sizeof(T);
+            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d)
+                same = same && (dst.dims[d] <= 1 || b.strides[d] == dst.strides[d]);
+            if (!same) throw_partial_overlap(what);
         }
     };
     for_each_leaf(e, check_leaf);
-    check_literals(e);
 }
 
 template <class Device>
@@ -150,6 +190,30 @@ void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, 
     work();
     while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
 }
+
+/// A strided pass on a ThreadPoolDevice: its runs [0, items) in pieces_per_thread * `threads` pieces, taken in
+/// turn as run_on_pool takes its pieces (each thread stages in its own buffers).
+template <class Pass>
+void run_items_on_pool(const Pass& pass, Eigen::Index items, const Eigen::ThreadPoolDevice& device, int threads) {
+    const Eigen::Index wanted = static_cast<Eigen::Index>(threads) * pieces_per_thread;
+    const Eigen::Index piece = (items + wanted - 1) / wanted;
+    const auto pieces = static_cast<int>((items + piece - 1) / piece);
+    struct shared_state {
+        std::atomic<int> next{0};
+        std::atomic<int> done{0};
+    };
+    const auto state = std::make_shared<shared_state>();
+    const auto work = [state, &pass, items, piece, pieces] {
+        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+            const Eigen::Index first = p * piece;
+            pass.run(first, std::min(items, first + piece));
+            state->done.fetch_add(1, std::memory_order_release);
+        }
+    };
+    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
+    work();
+    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+}
 #endif
 
 template <class D, class E, class Device>
@@ -178,64 +242,177 @@ template <class E>
 using eval_tensor_t = Eigen::Tensor<value_t<E>, std::remove_cvref_t<E>::rank,
                                     std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
                                                                                                         : Eigen::ColMajor>;
-// The pass itself, once check_before_write has passed: the fused loop where it applies, else Eigen's executor
-// over the lowered expression.
+
+template <class Device>
+inline constexpr bool cpu_device_v = std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>;
+
+/// A pass over an iteration space that is not one flat run (strided.hpp): on the calling thread, or in pieces
+/// on a thread pool, as run_on_pool cuts a flat pass.
+template <class D, int R, class E, class Device>
+void run_strided(D* dst, const iteration_space<R, std::tuple_size_v<decltype(leaf_views_of(std::declval<const E&>()))> + 1>& space,
+                 const E& e, const Device& device) {
+    using K = decltype(make_kernel<D>(e));
+    const auto views = leaf_views_of(e);
+    const auto pass = std::apply(
+        [&](const auto&... v) {
+            using P = strided_pass<D, K, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
+            return P{dst, {v.data...}, space, plan_runs(space), kernel_args(make_kernel<D>(e)), {}};
+        },
+        views);
+    index_t total = 1;
+    for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
+    const std::size_t bytes = static_cast<std::size_t>(total) * (leaf_bytes_v<E> + sizeof(D));
+    auto p = pass;
+    p.options = options_for(total, leaf_bytes_v<E> + sizeof(D));
+    const index_t items = p.layout.plan.items;
+    if constexpr (is_thread_pool_device_v<Device>) {
+#if defined(EIGEN_USE_THREADS)
+        const int threads = static_cast<int>(std::min<index_t>(threads_for(bytes, device.numThreads()), items));
+        if (threads > 1) {
+            run_items_on_pool(p, items, device, threads);
+            return;
+        }
+#endif
+    }
+    (void)bytes;
+    (void)device;
+    p.run(0, items);
+}
+
+/// The pass itself, once check_before_write has passed: the fused loop where every leaf and the destination
+/// are arrays in memory and the device a CPU's (one flat run where the operands allow, else runs over the
+/// iteration space), else Eigen's executor over the lowered expression.
 template <class Dst, class E, class Device>
 void run_checked(Dst& dst, const E& e, const Device& device) {
     using D = std::remove_cvref_t<Dst>;
-    using DstScalar = typename Eigen::internal::traits<D>::Scalar;
-    if constexpr (fusable_v<E> && is_plain_tensor<D>::value &&
-                  (std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>))
-        run_fused(dst.data(), dst.size(), e, device);
-    else
-        dst.device(device) = lower_as<DstScalar>(e, first_leaf(e));
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+    constexpr int R = std::remove_cvref_t<E>::rank;
+    if constexpr (fusable_v<E> && has_view_v<D> && cpu_device_v<Device>) {
+        const auto out = destination_view(dst);
+        const auto views = leaf_views_of(e);
+        constexpr std::size_t M = std::tuple_size_v<std::remove_const_t<decltype(views)>> + 1;
+        std::array<shape_t<R>, M> strides{};
+        strides[0] = out.strides;
+        std::apply(
+            [&](const auto&... v) {
+                std::size_t k = 1;
+                ((strides[k++] = broadcast_view<R>(v, out.dims).strides), ...);
+            },
+            views);
+        const bool row_major = std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor);
+        const auto space = make_space<R, M>(out.dims, strides, row_major);
+        index_t total = 1;
+        for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
+        if (total == 0) return;
+        bool flat = true;
+        for (std::size_t k = 0; k < M; ++k) flat = flat && space.flat(k);
+        if (flat) {
+            // Every operand is the destination's shape and contiguous in its order: one flat run.
+            run_fused(out.data, total, e, device);
+        } else {
+            run_strided<DstScalar, R>(out.data, space, e, device);
+        }
+    } else if constexpr (eigen_tensor<D>) {
+        static_assert(!eigen_dense<D>);
+        dst.device(device) = lower_to<DstScalar>(e, broadcast_shape(e, "assign"));
+    } else {
+        static_assert(fusable_v<E> && cpu_device_v<Device>,
+                      "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
+                      "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
+                      "(DefaultDevice, ThreadPoolDevice)");
+    }
+}
+
+template <class E>
+struct all_dense : std::false_type {};
+template <class P, class X>
+struct all_dense<leaf<P, X>> : std::bool_constant<eigen_dense<X>> {};
+template <class C>
+inline constexpr bool dense_or_no_leaf_v = all_dense<C>::value || !has_leaf<C>::value;
+template <class Op, class... Cs>
+struct all_dense<node<Op, Cs...>> : std::bool_constant<(dense_or_no_leaf_v<std::remove_cvref_t<Cs>> && ...)> {};
+
+/// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (a column of
+/// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor.
+template <class T, class E, class Ex = std::remove_cvref_t<E>>
+using eval_result_t = std::conditional_t<
+    all_dense<Ex>::value,
+    std::conditional_t<Ex::rank == 1, Eigen::Array<T, Eigen::Dynamic, 1>,
+                       Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic,
+                                    Ex::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>,
+    Eigen::Tensor<T, Ex::rank, Ex::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>;
+
+template <class Result, int R>
+Result make_result(const shape_t<R>& shape) {
+    if constexpr (eigen_dense<Result>) {
+        if constexpr (R == 1)
+            return Result(shape[0]);
+        else
+            return Result(shape[0], shape[1]);
+    } else {
+        return Result(to_dsizes<R>(shape));
+    }
+}
+
+template <class Result, class E, class Device>
+Result eval_into_new(const E& e, const Device& device) {
+    constexpr int R = std::remove_cvref_t<E>::rank;
+    const auto shape = broadcast_shape(e, "eval");
+    check_literals(e);
+    Result result = make_result<Result, R>(shape);
+    run_checked(result, e, device);
+    return result;
 }
 } // namespace detail
 
-/// Evaluates `e` into `dst` (an Eigen::Tensor or TensorMap of the same shape) on `device`, in one pass.
+/// Evaluates `e` into `dst` on `device`, in one pass. `dst` has the shape of `e`'s operands broadcast: an
+/// Eigen::Tensor or TensorMap, a view of one (`chip`, `slice`, `stride`), or an Eigen Dense object in memory
+/// (Array, Matrix, Map, Block, Ref).
 template <class Dst, class E, class Device = Eigen::DefaultDevice>
-    requires(eigen_tensor<Dst> && mixt_expression<E>)
+    requires(eigen_array<Dst> && mixt_expression<E>)
 void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     using D = std::remove_cvref_t<Dst>;
-    using DstScalar = typename Eigen::internal::traits<D>::Scalar;
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
-    static_assert(Ex::rank == Eigen::internal::traits<D>::NumDimensions,
+    static_assert(Ex::rank == detail::array_traits<D>::rank,
                   "mixt: assign: the destination's rank differs from the expression's");
-    static_assert(Ex::layout == static_cast<int>(Eigen::internal::traits<D>::Layout),
+    static_assert(Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout,
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
-    detail::check_before_write(dst, e, "assign");
+    if constexpr (detail::has_view_v<D>) {
+        static_assert(detail::writable_view<D>::value,
+                      "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
+        detail::check_before_write(detail::destination_view(dst), e, "assign");
+    } else {
+        // An Eigen expression as destination (a reshape, a TensorRef): its shape; Eigen checks what it can.
+        const auto shape = detail::broadcast_shape(e, "assign");
+        const auto own = detail::shape_of(dst);
+        if (shape != own) detail::throw_destination_shape("assign", own, shape);
+        check_literals(e);
+    }
     detail::run_checked(dst, e, device);
 }
 
-/// Evaluates `e` into a new Eigen::Tensor of `value_t<E>`, in one pass.
+/// Evaluates `e` into a new array of `value_t<E>`, in one pass: an Eigen::Tensor of the broadcast shape, or,
+/// when every operand is an Eigen Dense object, a Dense Array.
 template <class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
-detail::eval_tensor_t<E> eval(const E& e, const Device& device = Device{}) {
-    detail::check_operand_shapes(e, "eval");
-    detail::eval_tensor_t<E> result(detail::dimensions_of(detail::first_leaf(e)));
-    detail::check_before_write(result, e, "eval");
-    detail::run_checked(result, e, device);
-    return result;
+detail::eval_result_t<value_t<E>, E> eval(const E& e, const Device& device = Device{}) {
+    return detail::eval_into_new<detail::eval_result_t<value_t<E>, E>>(e, device);
 }
 
-/// Evaluates `e` into a new Eigen::Tensor of dtype T (its storage type), in one pass: `eval<float>(lazy(i8) * 2)`.
+/// Evaluates `e` into a new array of dtype T (its storage type), in one pass: `eval<float>(lazy(i8) * 2)`.
 /// The result converts to T as `assign` converts it, so T must be a dtype that value_t<E> promotes to (else
 /// the same compile error as assign, which suggests mixt::cast). `Eigen::Tensor<float, 1> r = eval(f64_expr)`
 /// fails inside Eigen's assignment instead: eval<float> says what is wrong.
 template <class T, class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
-Eigen::Tensor<T, std::remove_cvref_t<E>::rank, detail::eval_tensor_t<E>::Layout> eval(const E& e,
-                                                                                       const Device& device = Device{}) {
+detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
     static_assert(detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::value);
-    detail::check_operand_shapes(e, "eval");
-    Eigen::Tensor<T, Ex::rank, detail::eval_tensor_t<E>::Layout> result(detail::dimensions_of(detail::first_leaf(e)));
-    detail::check_before_write(result, e, "eval");
-    detail::run_checked(result, e, device);
-    return result;
+    return detail::eval_into_new<detail::eval_result_t<T, E>>(e, device);
 }
 
 } // namespace mixt

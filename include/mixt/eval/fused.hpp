@@ -3,9 +3,12 @@
 
 // The fused CPU loop: one pass over memory, every node computed in registers: on simd::batch values, 8
 // elements at a time, or (plain integer and float arithmetic, see block_kernel) as a fixed-length scalar
-// block loop that the compiler vectorizes at the target's full width. Used by assign() on the DefaultDevice and the ThreadPoolDevice when every leaf is a plain
-// Eigen::Tensor or TensorMap (contiguous memory); other leaves (TensorRef, tensor expressions) and other
-// devices go through the lowering to Eigen (eval/lower.hpp).
+// block loop that the compiler vectorizes at the target's full width. This header is the contiguous loop: a
+// run of elements of the destination and of every leaf, one after the other. assign() runs it on the
+// DefaultDevice and the ThreadPoolDevice when every leaf is an array in memory (has_view_v): once over the
+// whole pass when the operands are all contiguous and of the destination's shape, else once per run of an
+// iteration space (eval/strided.hpp). Other leaves (TensorRef, tensor expressions) and other devices go
+// through the lowering to Eigen (eval/lower.hpp).
 //
 // Before the loop, the expression is turned into a kernel: a tree of the same shape holding only what the
 // loop needs (leaf pointers, literals already converted and broadcast), so nothing per call is redone per
@@ -25,6 +28,7 @@
 
 #include "mixt/dtype/convert.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/arch.hpp"
 #include "mixt/simd/convert.hpp"
@@ -41,17 +45,15 @@ struct is_plain_tensor<Eigen::Tensor<S, N, O, I>> : std::true_type {};
 template <class P, int O, template <class> class MP>
 struct is_plain_tensor<Eigen::TensorMap<P, O, MP>> : std::true_type {};
 
-/// Whether the fused loop can evaluate an expression: every leaf is contiguous memory.
+/// Whether the fused loop can evaluate an expression: every leaf is an array in memory (has_view_v).
 template <class E>
 struct fusable : std::true_type {};
 template <class P, class X>
-struct fusable<leaf<P, X>> : is_plain_tensor<std::remove_cvref_t<X>> {};
+struct fusable<leaf<P, X>> : std::bool_constant<has_view_v<X>> {};
 template <class Op, class... Cs>
 struct fusable<node<Op, Cs...>> : std::bool_constant<(fusable<std::remove_cvref_t<Cs>>::value && ...)> {};
 template <class E>
 inline constexpr bool fusable_v = fusable<std::remove_cvref_t<E>>::value;
-
-using index_t = Eigen::Index;
 
 /// How far ahead of the element being computed the batch loop asks for its inputs (software prefetch), in
 /// passes that move at least prefetch_threshold_bytes, on CPUs where that pays (software_prefetch_pays): the
@@ -246,7 +248,7 @@ auto make_kernel(const E& e);
 
 template <class P, class X>
 auto make_native_kernel(const leaf<P, X>& l) {
-    return leaf_kernel<value_t<leaf<P, X>>>{l.x.data()};
+    return leaf_kernel<value_t<leaf<P, X>>>{view_of(l.x).data};
 }
 template <class Op, class... Cs>
 auto make_native_kernel(const node<Op, Cs...>& n) {
@@ -618,7 +620,7 @@ std::tuple<> leaf_pointers_of(const E&) {
 }
 template <class P, class X>
 std::tuple<const value_t<leaf<P, X>>*> leaf_pointers_of(const leaf<P, X>& l) {
-    return {l.x.data()};
+    return {view_of(l.x).data};
 }
 template <class Op, class... Cs>
 auto leaf_pointers_of(const node<Op, Cs...>& n) {

@@ -28,6 +28,7 @@
 
 #include "mixt/dtype/convert.hpp"
 #include "mixt/eval/errors.hpp"
+#include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/rules.hpp"
 #include "mixt/simd/arch.hpp"
@@ -208,6 +209,7 @@ void check_literals(const node<Op, Cs...>& n) {
 }
 
 namespace detail {
+// The first leaf of the highest rank (the operand whose shape is the expression's when nothing broadcasts).
 template <class P, class E>
 const auto& first_leaf(const leaf<P, E>& l) {
     return l.x;
@@ -217,30 +219,19 @@ const auto& first_leaf(const node<Op, Cs...>& n) {
     constexpr std::size_t k = [] {
         constexpr int ranks[] = {std::remove_cvref_t<Cs>::rank...};
         std::size_t i = 0;
-        while (ranks[i] < 0) ++i;
+        for (std::size_t j = 1; j < sizeof...(Cs); ++j)
+            if (ranks[j] > ranks[i]) i = j;
         return i;
     }();
     return first_leaf(std::get<k>(n.children));
 }
 
-template <class Dims>
-std::string shape_text(const Dims& d) {
-    std::ostringstream s;
-    s << '[';
-    for (std::size_t i = 0; i < static_cast<std::size_t>(d.size()); ++i) s << (i ? ", " : "") << d[i];
-    s << ']';
-    return s.str();
-}
-
 template <class X>
 auto dimensions_of(const X& x) {
-    if constexpr (requires { x.dimensions(); }) {
-        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(x.dimensions());
-    } else {
-        Eigen::DefaultDevice device;
-        Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
-        return Eigen::DSizes<Eigen::Index, Eigen::internal::traits<X>::NumDimensions>(ev.dimensions());
-    }
+    const auto s = shape_of(x);
+    Eigen::DSizes<Eigen::Index, array_traits<X>::rank> d;
+    for (std::size_t i = 0; i < s.size(); ++i) d[static_cast<Eigen::Index>(i)] = s[i];
+    return d;
 }
 
 // Calls f(eigen_operand) for every leaf.
@@ -255,47 +246,110 @@ void for_each_leaf(const node<Op, Cs...>& n, F& f) {
     std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
 }
 
-// The error path of the shape checks, out of line: the checks themselves are a few compares that inline into
-// every call, while building a message would not. `what` is the call the user made (assign, eval, to_eigen),
-// `against` what the operand is compared with ("the destination", "the first operand").
-template <class RefDims, class Dims>
-[[noreturn]] MIXT_COLD void throw_shape_mismatch(const char* what, const char* against, const RefDims& ref_dims,
-                                                 const Dims& dims) {
-    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: " + against + " has shape " +
-                      shape_text(ref_dims) + " but an operand has shape " + shape_text(dims));
-}
-
-// Every operand of `e` has the shape of its first one, else mixt::shape_error naming `what`, the call the user
-// made. eval and to_eigen check this; assign compares each operand with the destination instead.
+/// The shape `e` evaluates to: its operands' shapes broadcast (NumPy's rule), else mixt::shape_error naming
+/// `what`, the call the user made, and the two shapes that do not broadcast.
 template <class E>
-void check_operand_shapes(const E& e, const char* what) {
-    const auto first = dimensions_of(first_leaf(e));
-    auto check_leaf = [&](const auto& x) {
-        const auto dims = dimensions_of(x);
-        if (!Eigen::dimensions_match(dims, first)) throw_shape_mismatch(what, "the first operand", first, dims);
-    };
-    for_each_leaf(e, check_leaf);
+shape_t<std::remove_cvref_t<E>::rank> broadcast_shape(const E& e, const char* what) {
+    constexpr int R = std::remove_cvref_t<E>::rank;
+    static_assert(R >= 0, "mixt: the expression has no array operand (only literals and mixt::strong scalars)");
+    shape_t<R> acc{};
+    bool seen = false;
+    auto fold = [&](const auto& x) { broadcast_into<R>(acc, seen, shape_of(x), what); };
+    for_each_leaf(e, fold);
+    return acc;
 }
 
-template <class S, class E, class Ref>
-decltype(auto) lower_as(const E& e, const Ref& ref);
-
-template <class P, class E, class Ref>
-const auto& lower_impl(const leaf<P, E>& l, const Ref&) {
-    return l.x;
+template <int R>
+Eigen::DSizes<Eigen::Index, R> to_dsizes(const shape_t<R>& s) {
+    Eigen::DSizes<Eigen::Index, R> d;
+    for (std::size_t i = 0; i < s.size(); ++i) d[static_cast<Eigen::Index>(i)] = s[i];
+    return d;
 }
-template <class V, class Ref>
-auto lower_impl(const literal<V>& l, const Ref& ref) {
-    using R = typename Eigen::internal::traits<Ref>::Scalar;
+
+namespace lowering_error {
+template <class DenseOperand>
+struct dense_operand {
+    static_assert(sizeof(DenseOperand) == 0,
+                  "mixt: to_eigen, and evaluation on devices other than DefaultDevice and ThreadPoolDevice, take Eigen "
+                  "tensors; a Dense operand (the argument of the template being instantiated) is evaluated by "
+                  "mixt::eval and mixt::assign on the CPU; for the rest, wrap its memory in an Eigen::TensorMap");
+    static constexpr bool value = false;
+};
+} // namespace lowering_error
+
+template <class T>
+struct is_tensor_or_map : std::false_type {};
+template <class S, int N, int O, class I>
+struct is_tensor_or_map<Eigen::Tensor<S, N, O, I>> : std::true_type {};
+template <class P, int O, template <class> class MP>
+struct is_tensor_or_map<Eigen::TensorMap<P, O, MP>> : std::true_type {};
+
+/// What lowering needs besides the tree: the shape of the result, and an operand of the highest rank (`ref`),
+/// broadcast to it, to give literals a shape.
+template <int R, class Ref>
+struct lowering {
+    Eigen::DSizes<Eigen::Index, R> dims;
+    const Ref& ref;
+};
+
+/// The Eigen expression of an array operand broadcast to the result's shape: reshaped to the result's rank
+/// (leading dimensions of size 1) and broadcast (Eigen's broadcast reads straight through where nothing
+/// stretches).
+template <int R, class X>
+auto broadcast_operand(const X& x, const Eigen::DSizes<Eigen::Index, R>& dims) {
+    if constexpr (eigen_dense<X>) {
+        static_assert(lowering_error::dense_operand<X>::value);
+        return 0;
+    } else {
+        constexpr int r = array_traits<X>::rank;
+        if constexpr (R == 0) {
+            return x.reshape(dims); // rank 0 into rank 0: the same element
+        } else {
+            const auto own = shape_of(x);
+            Eigen::DSizes<Eigen::Index, R> shape;
+            Eigen::array<Eigen::Index, R> factors;
+            for (int d = 0; d < R; ++d) {
+                shape[d] = d < R - r ? 1 : own[static_cast<std::size_t>(d - (R - r))];
+                factors[static_cast<std::size_t>(d)] = shape[d] == dims[d] ? 1 : dims[d];
+            }
+            // The operand's own rank: broadcast as it is. A lower rank: a tensor or map is mapped again with
+            // leading 1s rather than reshaped, as Eigen 3.4's block evaluation of a broadcast reshape of complex
+            // elements writes past its buffer (a map of complex elements has no block access, as a tensor has none).
+            if constexpr (r == R) {
+                return x.broadcast(factors);
+            } else if constexpr (is_tensor_or_map<X>::value) {
+                using T = typename Eigen::internal::traits<X>::Scalar;
+                constexpr int layout = array_traits<X>::layout;
+                using mapped = Eigen::TensorMap<const Eigen::Tensor<std::add_const_t<T>, R, layout>>;
+                return mapped(x.data(), shape).broadcast(factors);
+            } else {
+                return x.reshape(shape).broadcast(factors);
+            }
+        }
+    }
+}
+
+template <class S, class E, class Low>
+decltype(auto) lower_as(const E& e, const Low& low);
+
+template <class P, class E, class Low>
+auto lower_impl(const leaf<P, E>& l, const Low& low) {
+    return broadcast_operand(l.x, low.dims);
+}
+template <class V, class Low>
+auto lower_impl(const literal<V>& l, const Low& low) {
+    const auto ref = broadcast_operand(low.ref, low.dims);
+    using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
     return ref.unaryExpr(constant_functor<V, R>{l.value});
 }
-template <class T, class Ref>
-auto lower_impl(const scalar<T>& s, const Ref& ref) {
-    using R = typename Eigen::internal::traits<Ref>::Scalar;
+template <class T, class Low>
+auto lower_impl(const scalar<T>& s, const Low& low) {
+    const auto ref = broadcast_operand(low.ref, low.dims);
+    using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
     return ref.unaryExpr(constant_functor<T, R>{s.value});
 }
-template <class Op, class... Cs, class Ref>
-auto lower_impl(const node<Op, Cs...>& n, const Ref& ref) {
+template <class Op, class... Cs, class Low>
+auto lower_impl(const node<Op, Cs...>& n, const Low& low) {
     using N = node<Op, Cs...>;
     using ops = typename N::operand_types;
     using R = typename N::value_type;
@@ -305,49 +359,72 @@ auto lower_impl(const node<Op, Cs...>& n, const Ref& ref) {
         const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
         using J = boost::mp11::mp_at_c<ops, LC::literal_left ? 1 : 0>;
         using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-        return lower_as<J>(arr, ref).unaryExpr(literal_compare_functor<typename Op::fn, LC::literal_left, J, L>{
+        return lower_as<J>(arr, low).unaryExpr(literal_compare_functor<typename Op::fn, LC::literal_left, J, L>{
             lit.value, mixt::convert<J>(lit.value), literal_fits<J>(lit.value)});
     } else if constexpr (sizeof...(Cs) == 1) {
-        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), ref)
+        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
             .unaryExpr(apply_functor<typename Op::fn, R>{});
     } else if constexpr (sizeof...(Cs) == 2) {
-        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), ref)
-            .binaryExpr(lower_as<boost::mp11::mp_at_c<ops, 1>>(std::get<1>(n.children), ref),
+        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
+            .binaryExpr(lower_as<boost::mp11::mp_at_c<ops, 1>>(std::get<1>(n.children), low),
                         apply_functor<typename Op::fn, R>{});
     } else if constexpr (std::is_same_v<Op, op::where>) {
-        return lower_as<bool>(std::get<0>(n.children), ref)
-            .select(lower_as<R>(std::get<1>(n.children), ref), lower_as<R>(std::get<2>(n.children), ref));
+        return lower_as<bool>(std::get<0>(n.children), low)
+            .select(lower_as<R>(std::get<1>(n.children), low), lower_as<R>(std::get<2>(n.children), low));
     } else {
         static_assert(std::is_same_v<Op, op::clip>);
-        return lower_as<R>(std::get<0>(n.children), ref)
-            .binaryExpr(lower_as<R>(std::get<1>(n.children), ref), apply_functor<maximum_fn, R>{})
-            .binaryExpr(lower_as<R>(std::get<2>(n.children), ref), apply_functor<minimum_fn, R>{});
+        return lower_as<R>(std::get<0>(n.children), low)
+            .binaryExpr(lower_as<R>(std::get<1>(n.children), low), apply_functor<maximum_fn, R>{})
+            .binaryExpr(lower_as<R>(std::get<2>(n.children), low), apply_functor<minimum_fn, R>{});
     }
 }
 
-template <class S, class E, class Ref>
-decltype(auto) lower_as(const E& e, const Ref& ref) {
+template <class S, class E, class Low>
+decltype(auto) lower_as(const E& e, const Low& low) {
     using V = value_t<E>;
     if constexpr (is_literal_v<E>) {
-        using R = typename Eigen::internal::traits<Ref>::Scalar;
+        const auto ref = broadcast_operand(low.ref, low.dims);
+        using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
         return ref.unaryExpr(constant_functor<S, R>{mixt::convert<S>(e.value)});
     } else if constexpr (std::is_same_v<S, V>) {
-        return lower_impl(e, ref);
+        return lower_impl(e, low);
     } else {
-        return lower_impl(e, ref).unaryExpr(convert_functor<S, V>{});
+        return lower_impl(e, low).unaryExpr(convert_functor<S, V>{});
     }
+}
+
+// The left operand: lower_to's root, over a constant of the result's shape.
+struct first_operand_functor {
+    template <class A, class B>
+    EIGEN_DEVICE_FUNC A operator()(const A& a, const B&) const {
+        return a;
+    }
+};
+
+/// The lowering of `e` to an Eigen expression of S with the result's shape `dims` (broadcast_shape). Its root
+/// pairs the expression with a constant (a nullary expression, which has no block access), so Eigen evaluates
+/// it element by element as it evaluates any cwise expression of tensors, not in blocks as it would once a
+/// broadcast is in the tree: block evaluation allocates scratch memory on every assignment, and Eigen 3.4's
+/// block broadcasting of complex elements writes past its buffer. Where nothing stretches, Eigen's broadcast
+/// reads straight through.
+template <class S, class E, int R = std::remove_cvref_t<E>::rank>
+auto lower_to(const E& e, const shape_t<R>& dims) {
+    const auto& ref = first_leaf(e);
+    const auto lowered = lower_as<S>(e, lowering<R, std::remove_cvref_t<decltype(ref)>>{to_dsizes<R>(dims), ref});
+    return lowered.binaryExpr(lowered.constant(S{}), first_operand_functor{});
 }
 } // namespace detail
 
 /// An ordinary Eigen tensor expression of `value_t<E>` that computes `e` element by element, converting where
-/// the lattice says. It refers to `e`'s operands: keep them alive while it is used. Checks first, as eval does:
-/// operands of different shapes throw mixt::shape_error, a literal that does not fit mixt::overflow_error.
+/// the lattice says, its operands broadcast to the expression's shape. It refers to `e`'s operands: keep them
+/// alive while it is used. Checks first, as eval does: operands whose shapes do not broadcast throw
+/// mixt::shape_error, a literal that does not fit mixt::overflow_error.
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    detail::check_operand_shapes(e, "to_eigen");
+    const auto dims = detail::broadcast_shape(e, "to_eigen");
     check_literals(e);
-    return detail::lower_as<value_t<E>>(e, detail::first_leaf(e));
+    return detail::lower_to<value_t<E>>(e, dims);
 }
 
 } // namespace mixt

@@ -2,12 +2,14 @@
 #define MIXT_EXPR_EXPRESSION_HPP
 
 // The lazy expression nodes. Building an expression computes its types and nothing else:
-//   - leaf: an Eigen tensor, map, ref or tensor expression (lvalues held by const reference, rvalues moved in);
+//   - leaf: an Eigen tensor, map, ref or tensor expression, or a Dense object in memory (eigen_dense) (lvalues
+//     held by const reference, rvalues moved in);
 //   - literal: a C++ arithmetic value, weak by kind (`2` is `i*`, `0.5` is `f*`);
 //   - scalar: a typed (strong) scalar made with `mixt::strong(x)`;
 //   - node<Op, Children...>: an operation, whose types come from `Op::rule` (expr/rules.hpp).
 // Every expression has `tag` (its lattice node, possibly weak), `value_type` (the C++ type its elements are
-// computed in: the tag materialized under the policy), `policy`, `rank` and `layout` (-1 for scalars).
+// computed in: the tag materialized under the policy), `policy`, `rank` and `layout` (-1 for scalars). Operands
+// of different shapes broadcast as NumPy's do; the shapes are checked when the expression is evaluated.
 //
 // Policies. A leaf made with `lazy<P>(t)` chose P; a leaf made with `lazy(t)`, a plain Eigen operand, a literal
 // and a scalar chose none (`policy` is void). An expression's policy is the one its leaves chose (two different
@@ -46,6 +48,25 @@ template <class T>
 concept eigen_tensor =
     std::is_base_of_v<Eigen::TensorBase<std::remove_cvref_t<T>, Eigen::ReadOnlyAccessors>, std::remove_cvref_t<T>>;
 
+/// An Eigen Dense object whose elements lie in memory at fixed strides: `Array`, `Matrix`, `Map` (with any
+/// `Stride`), `Block` (`row()`, `col()`, `block()`, `segment()`), `Ref`, and `.array()`/`.matrix()` of those.
+/// Vectors (one dimension fixed to 1 at compile time) are rank 1, the others rank 2 in their storage order.
+namespace detail {
+template <class D>
+std::true_type is_dense_base(const Eigen::DenseBase<D>*);
+std::false_type is_dense_base(const void*);
+template <class D>
+std::true_type is_array_base(const Eigen::ArrayBase<D>*);
+std::false_type is_array_base(const void*);
+} // namespace detail
+template <class T>
+concept eigen_dense = decltype(detail::is_dense_base(std::declval<std::remove_cvref_t<T>*>()))::value &&
+                      (static_cast<unsigned>(std::remove_cvref_t<T>::Flags) & Eigen::DirectAccessBit) != 0;
+
+/// What mixt takes as an array operand: an Eigen tensor (or tensor expression) or a Dense object in memory.
+template <class T>
+concept eigen_array = eigen_tensor<T> || eigen_dense<T>;
+
 /// C++ values that become weak literals.
 template <class T>
 concept weak_scalar = (std::is_arithmetic_v<std::remove_cvref_t<T>> && !std::is_same_v<std::remove_cvref_t<T>, bool>) ||
@@ -56,6 +77,20 @@ namespace detail {
 template <class T>
 using closure_t = std::conditional_t<std::is_lvalue_reference_v<T>, const std::remove_reference_t<T>&,
                                      std::remove_cvref_t<T>>;
+
+// The rank and layout of an array operand: a tensor's own; a Dense vector is rank 1, any other Dense object
+// rank 2 in its storage order.
+template <class X>
+struct array_traits {
+    static constexpr int rank = Eigen::internal::traits<X>::NumDimensions;
+    static constexpr int layout = static_cast<int>(Eigen::internal::traits<X>::Layout);
+};
+template <class X>
+    requires eigen_dense<X>
+struct array_traits<X> {
+    static constexpr int rank = X::IsVectorAtCompileTime ? 1 : 2;
+    static constexpr int layout = X::IsRowMajor ? static_cast<int>(Eigen::RowMajor) : static_cast<int>(Eigen::ColMajor);
+};
 
 template <class T>
 struct literal_value_impl;
@@ -85,8 +120,8 @@ struct leaf : expression<leaf<Policy, E>> {
                   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes (bool, the fixed-width "
                   "integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>)");
     using tag = tag_of_t<value_type>;
-    static constexpr int rank = Eigen::internal::traits<eigen_type>::NumDimensions;
-    static constexpr int layout = static_cast<int>(Eigen::internal::traits<eigen_type>::Layout);
+    static constexpr int rank = detail::array_traits<eigen_type>::rank;
+    static constexpr int layout = detail::array_traits<eigen_type>::layout;
     E x;
 };
 
@@ -138,12 +173,33 @@ struct storage_list<Policy, boost::mp11::mp_list<Nodes...>> {
 template <class Policy, class Nodes>
 using storage_list_t = typename storage_list<Policy, Nodes>::type;
 
+// Broadcasting: a node's rank is its highest operand rank (-1, a scalar, when every operand is one).
 template <int... Rs>
-constexpr int common_rank() {
+constexpr int max_rank() {
     int r = -1;
-    bool ok = true;
-    ((Rs < 0 ? void() : (r >= 0 && r != Rs ? void(ok = false) : void(r = Rs))), ...);
-    return ok ? r : -2;
+    ((r = Rs > r ? Rs : r), ...);
+    return r;
+}
+// A node's layout: the one its operands of rank 2 or more share (-2 when they differ: a compile error). Rank 0
+// and 1 operands are laid out alike either way; they give the layout only where no operand has a higher rank
+// (their common one, else column-major, Eigen's default). Scalars have none (-1).
+template <class... Cs>
+constexpr int common_layout() {
+    constexpr int ranks[] = {Cs::rank..., -1};
+    constexpr int layouts[] = {Cs::layout..., -1};
+    int strong = -1, weak = -1;
+    bool strong_ok = true, weak_ok = true;
+    for (std::size_t i = 0; i + 1 < sizeof(ranks) / sizeof(int); ++i) {
+        if (layouts[i] < 0) continue;
+        int& l = ranks[i] >= 2 ? strong : weak;
+        bool& ok = ranks[i] >= 2 ? strong_ok : weak_ok;
+        if (l >= 0 && l != layouts[i]) ok = false;
+        l = layouts[i];
+    }
+    if (!strong_ok) return -2;
+    if (strong >= 0) return strong;
+    if (!weak_ok) return static_cast<int>(Eigen::ColMajor);
+    return weak;
 }
 } // namespace detail
 
@@ -213,10 +269,11 @@ struct node : expression<node<Op, Cs...>> {
     using value_type = result_storage_t<tag, detail::policy_or_default<policy>>;
     /// The C++ types the children's values are converted to before `Op::fn` runs.
     using operand_types = detail::storage_list_t<detail::policy_or_default<policy>, typename rule::operands>;
-    static constexpr int rank = detail::common_rank<std::remove_cvref_t<Cs>::rank...>();
-    static_assert(rank != -2, "mixt: the operands of an expression have different ranks (mixt does not broadcast yet)");
-    static constexpr int layout = detail::common_rank<std::remove_cvref_t<Cs>::layout...>();
-    static_assert(layout != -2, "mixt: the operands of an expression mix row-major and column-major tensors");
+    /// Operands broadcast as NumPy's do (aligned at their last dimension), so the rank is the highest.
+    static constexpr int rank = detail::max_rank<std::remove_cvref_t<Cs>::rank...>();
+    static constexpr int layout = detail::common_layout<std::remove_cvref_t<Cs>...>();
+    static_assert(layout != -2, "mixt: the operands of an expression mix row-major and column-major arrays of rank 2 "
+                                "or more (mixt::eval one of them into the other layout first)");
     // Instantiated for its errors only (the type is always a list of voids).
     static_assert(boost::mp11::mp_size<boost::mp11::mp_list<
                       typename detail::check_typed_alike<policy, std::remove_cvref_t<Cs>>::type...>>::value ==
@@ -306,12 +363,13 @@ struct with_policy_impl<Policy, node<Op, Cs...>> {
 };
 } // namespace detail
 
-/// Starts a mixt expression from an Eigen tensor (any rank or layout, a map, a ref or a tensor expression):
+/// Starts a mixt expression from an Eigen tensor (any rank or layout, a map, a ref or a tensor expression) or
+/// an Eigen Dense object in memory (an Array, Matrix, Map, Block or Ref: eigen_dense):
 /// `auto e = mixt::lazy(a) + b * c;`. `lazy<Policy>(t)` chooses the promotion policy of every expression the
 /// leaf joins: `mixt::lazy<mixt::policy::jax_x32>(a) + b`; without one, the leaf takes the policy of the
 /// expression it joins (`default_policy` if none is chosen).
 template <class Policy = void, class X>
-    requires eigen_tensor<X>
+    requires eigen_array<X>
 constexpr leaf<Policy, detail::closure_t<X&&>> lazy(X&& x) {
     return {{}, static_cast<X&&>(x)};
 }
@@ -355,7 +413,7 @@ struct operand_impl<X> {
     using type = closure_t<X>;
 };
 template <class X>
-    requires eigen_tensor<X>
+    requires eigen_array<X>
 struct operand_impl<X> {
     using type = leaf<void, closure_t<X>>;
 };
@@ -366,7 +424,7 @@ template <class X>
 constexpr operand_t<X> as_operand(X&& x) {
     if constexpr (mixt_expression<X>)
         return static_cast<X&&>(x);
-    else if constexpr (eigen_tensor<X>)
+    else if constexpr (eigen_array<X>)
         return {{}, static_cast<X&&>(x)};
     else
         return {{}, static_cast<typename operand_t<X>::value_type>(x)};
@@ -379,7 +437,7 @@ constexpr node<Op, operand_t<Xs>...> make_node(Xs&&... xs) {
 } // namespace detail
 
 template <class T>
-concept operand = mixt_expression<T> || eigen_tensor<T> || weak_scalar<T>;
+concept operand = mixt_expression<T> || eigen_array<T> || weak_scalar<T>;
 
 } // namespace mixt
 

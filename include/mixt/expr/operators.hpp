@@ -2,9 +2,9 @@
 #define MIXT_EXPR_OPERATORS_HPP
 
 // The operators and functions that build expressions. An operator is mixt's as soon as one operand is a mixt
-// expression; the other may be a mixt expression, an Eigen tensor or a C++ value (a weak literal). With
-// `using namespace mixt::operators;` the operators also apply to two plain Eigen tensors whose scalar types
-// differ, so same-dtype Eigen code keeps Eigen's own operators.
+// expression; the other may be a mixt expression, an Eigen tensor or Dense object, or a C++ value (a weak
+// literal). With `using namespace mixt::operators;` the operators also apply to two plain Eigen tensors, or two
+// Dense arrays, whose scalar types differ, so same-dtype Eigen code keeps Eigen's own operators.
 //
 //     auto e = mixt::lazy(a_i8) + b_f16 * c_f32 + 2;   // f32
 //     auto m = mixt::where(x > 0, x, 0.5 * x);           // leaky ReLU, in x's dtype
@@ -21,10 +21,22 @@ template <class A, class B>
 concept mixt_binary_operands = operand<A> && operand<B> && (mixt_expression<A> || mixt_expression<B>);
 
 template <class A, class B>
-concept mixed_eigen_operands =
-    eigen_tensor<A> && eigen_tensor<B> &&
-    !std::is_same_v<typename Eigen::internal::traits<std::remove_cvref_t<A>>::Scalar,
-                    typename Eigen::internal::traits<std::remove_cvref_t<B>>::Scalar>;
+concept different_scalars = !std::is_same_v<typename Eigen::internal::traits<std::remove_cvref_t<A>>::Scalar,
+                                            typename Eigen::internal::traits<std::remove_cvref_t<B>>::Scalar>;
+template <class T>
+concept dense_array = eigen_dense<T> && decltype(is_array_base(std::declval<std::remove_cvref_t<T>*>()))::value;
+// Two Dense arrays whose scalars Eigen itself does not combine (it does complex with real): Eigen's member
+// operators would stop at a static assertion; mixt's are a better match (no conversion to the base class), so
+// they are chosen. Matrices are left to Eigen (`*` is its matrix product), as is a Dense with a tensor.
+template <class A, class B>
+concept eigen_combines = requires {
+    typename Eigen::ScalarBinaryOpTraits<typename Eigen::internal::traits<std::remove_cvref_t<A>>::Scalar,
+                                         typename Eigen::internal::traits<std::remove_cvref_t<B>>::Scalar>::ReturnType;
+};
+template <class A, class B>
+concept mixed_eigen_operands = ((eigen_tensor<A> && eigen_tensor<B>) ||
+                                (dense_array<A> && dense_array<B> && !eigen_combines<A, B>)) &&
+                               different_scalars<A, B>;
 } // namespace detail
 
 #define MIXT_DETAIL_BINARY_OPERATOR(SYMBOL, OP)                                                                \
@@ -76,7 +88,7 @@ MIXT_DETAIL_UNARY_OPERATOR(!, op::logical_not)
 // is not a C++ value.
 #define MIXT_DETAIL_UNARY_FUNCTION(NAME, OP)                                                                   \
     template <class A>                                                                                         \
-        requires(mixt_expression<A> || eigen_tensor<A>)                                                        \
+        requires(mixt_expression<A> || eigen_array<A>)                                                        \
     constexpr auto NAME(A&& a) {                                                                               \
         return detail::make_node<OP>(static_cast<A&&>(a));                                                     \
     }
@@ -94,7 +106,7 @@ MIXT_DETAIL_UNARY_FUNCTION(conj, op::conj)
 
 namespace detail {
 template <class... Xs>
-concept function_operands = (operand<Xs> && ...) && ((mixt_expression<Xs> || eigen_tensor<Xs>) || ...);
+concept function_operands = (operand<Xs> && ...) && ((mixt_expression<Xs> || eigen_array<Xs>) || ...);
 }
 
 #define MIXT_DETAIL_BINARY_FUNCTION(NAME, OP)                                                                  \
@@ -125,7 +137,7 @@ constexpr auto clip(X&& x, L&& lo, H&& hi) {
 
 /// An explicit conversion to `T` (a storage type or a concrete tag), with mixt::convert's semantics.
 template <class T, class A>
-    requires(mixt_expression<A> || eigen_tensor<A>)
+    requires(mixt_expression<A> || eigen_array<A>)
 constexpr auto cast(A&& a) {
     using target = typename std::conditional_t<is_dtype_tag_v<T>, std::type_identity<T>, detail::tag_of_impl<T>>::type;
     return detail::make_node<op::cast<target>>(static_cast<A&&>(a));

@@ -1,0 +1,335 @@
+#ifndef MIXT_EVAL_SPACE_HPP
+#define MIXT_EVAL_SPACE_HPP
+
+// Shapes: NumPy broadcasting, arrays in memory as strided views, and the iteration space of a pass.
+//
+// Broadcasting follows NumPy: shapes are aligned at their last dimension, a lower-rank operand gains leading
+// dimensions of size 1, and a dimension of size 1 stretches to the other operand's size. Indices are logical
+// (the order of a tensor's indices, whatever its layout), so `[2, 3] + [3]` adds the vector to each row in
+// either layout.
+//
+// A strided view is where an array's elements lie: element (i0, i1, ...) at data + i0 * s0 + i1 * s1 + ...
+// Tensors, TensorMaps, `chip`, `slice` and `stride` of those, and Dense arrays, matrices, maps, blocks and refs
+// have one (has_view_v); an operand broadcast along a dimension has stride 0 there.
+//
+// The iteration space of a pass is the destination's shape with every operand's strides, its dimensions in the
+// destination's memory order (innermost last), size-1 dimensions dropped and neighbours merged wherever every
+// operand steps through both as through one (a contiguous tensor and its same-shape operands become one
+// dimension: the flat loop). The pass then runs the innermost dimension as contiguous runs of the fused kernel
+// (eval/fused.hpp), one run per outer index. An operand whose elements along the run are not contiguous (a
+// broadcast value, stride 0; a strided view) is staged: copied into a small buffer, in registers' reach, which
+// the kernel reads as if it were contiguous. A stage is refilled only when its contents change: a broadcast
+// value along a row once per row, a broadcast vector once per pass. When the innermost dimension is short
+// (a channel-last image's 3 channels), runs span several rows of it so that each call of the kernel has work.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/eval/errors.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/simd/arch.hpp"
+
+namespace mixt::detail {
+
+using index_t = Eigen::Index;
+
+/// A shape of rank R (R >= 0), in logical dimension order.
+template <int R>
+using shape_t = std::array<index_t, static_cast<std::size_t>(R)>;
+
+/// Where an array's elements lie: element (i0, ..., iR-1) at data + sum(i_d * strides[d]), strides in elements.
+template <class T, int R>
+struct strided_view {
+    T* data;
+    shape_t<R> dims;
+    shape_t<R> strides;
+};
+
+template <class Dims>
+std::string shape_text(const Dims& d) {
+    std::ostringstream s;
+    s << '[';
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.size()); ++i) s << (i ? ", " : "") << d[i];
+    s << ']';
+    return s.str();
+}
+
+template <int R>
+shape_t<R> contiguous_strides(const shape_t<R>& dims, bool row_major) {
+    shape_t<R> s{};
+    index_t step = 1;
+    for (int k = 0; k < R; ++k) {
+        const auto d = static_cast<std::size_t>(row_major ? R - 1 - k : k);
+        s[d] = step;
+        step *= dims[d];
+    }
+    return s;
+}
+
+// --- Views of Eigen objects ---------------------------------------------------------------------------------
+
+template <class X>
+struct has_view : std::false_type {};
+template <class S, int N, int O, class I>
+struct has_view<Eigen::Tensor<S, N, O, I>> : std::true_type {};
+template <class P, int O, template <class> class MP>
+struct has_view<Eigen::TensorMap<P, O, MP>> : std::true_type {};
+template <Eigen::DenseIndex Dim, class X>
+struct has_view<Eigen::TensorChippingOp<Dim, X>> : has_view<std::remove_cvref_t<X>> {};
+template <class Start, class Sizes, class X>
+struct has_view<Eigen::TensorSlicingOp<Start, Sizes, X>> : has_view<std::remove_cvref_t<X>> {};
+template <class Strides, class X>
+struct has_view<Eigen::TensorStridingOp<Strides, X>> : has_view<std::remove_cvref_t<X>> {};
+template <class X>
+    requires eigen_dense<X>
+struct has_view<X> : std::true_type {};
+/// Whether an Eigen object is an array in memory at fixed strides (view_of gives them).
+template <class X>
+inline constexpr bool has_view_v = has_view<std::remove_cvref_t<X>>::value;
+
+/// Whether the memory of a view can be written through it: not a map of const elements, nor a view of a
+/// const tensor, nor a Dense expression without lvalue access.
+template <class X>
+struct writable_view : std::bool_constant<!std::is_const_v<typename Eigen::internal::traits<X>::Scalar>> {};
+template <Eigen::DenseIndex Dim, class X>
+struct writable_view<Eigen::TensorChippingOp<Dim, X>>
+    : std::bool_constant<!std::is_const_v<X> && writable_view<std::remove_cvref_t<X>>::value> {};
+template <class Start, class Sizes, class X>
+struct writable_view<Eigen::TensorSlicingOp<Start, Sizes, X>>
+    : std::bool_constant<!std::is_const_v<X> && writable_view<std::remove_cvref_t<X>>::value> {};
+template <class Strides, class X>
+struct writable_view<Eigen::TensorStridingOp<Strides, X>>
+    : std::bool_constant<!std::is_const_v<X> && writable_view<std::remove_cvref_t<X>>::value> {};
+template <class X>
+    requires eigen_dense<X>
+struct writable_view<X> : std::bool_constant<(static_cast<unsigned>(X::Flags) & Eigen::LvalueBit) != 0> {};
+
+template <class X>
+using view_scalar_t = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<X>>::Scalar>;
+
+/// The strided view of an Eigen object (has_view_v), read-only.
+template <class X>
+auto view_of(const X& x) {
+    using T = const view_scalar_t<X>;
+    constexpr int R = array_traits<X>::rank;
+    if constexpr (eigen_dense<X>) {
+        if constexpr (R == 1) {
+            return strided_view<T, 1>{x.data(), {x.size()}, {x.innerStride()}};
+        } else if constexpr (X::IsRowMajor) {
+            return strided_view<T, 2>{x.data(), {x.rows(), x.cols()}, {x.outerStride(), x.innerStride()}};
+        } else {
+            return strided_view<T, 2>{x.data(), {x.rows(), x.cols()}, {x.innerStride(), x.outerStride()}};
+        }
+    } else if constexpr (requires { x.offset(); x.expression(); }) { // chip: one dimension fixed
+        const auto in = view_of(x.expression());
+        const auto dim = static_cast<std::size_t>(x.dim());
+        strided_view<T, R> v{in.data + x.offset() * in.strides[dim], {}, {}};
+        for (std::size_t d = 0, o = 0; d < in.dims.size(); ++d) {
+            if (d == dim) continue;
+            v.dims[o] = in.dims[d];
+            v.strides[o++] = in.strides[d];
+        }
+        return v;
+    } else if constexpr (requires { x.startIndices(); x.sizes(); x.expression(); }) { // slice
+        auto v = view_of(x.expression());
+        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+            v.data += x.startIndices()[d] * v.strides[d];
+            v.dims[d] = x.sizes()[d];
+        }
+        return v;
+    } else if constexpr (requires { x.strides(); x.expression(); }) { // stride: every k-th element
+        auto v = view_of(x.expression());
+        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+            const index_t k = x.strides()[d];
+            v.dims[d] = (v.dims[d] + k - 1) / k;
+            v.strides[d] *= k;
+        }
+        return v;
+    } else {
+        strided_view<T, R> v{x.data(), {}, {}};
+        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) v.dims[d] = x.dimensions()[d];
+        v.strides = contiguous_strides<R>(v.dims, array_traits<X>::layout == static_cast<int>(Eigen::RowMajor));
+        return v;
+    }
+}
+
+/// The shape of any array operand (a view's, or an Eigen tensor expression's as its evaluator has it).
+template <class X>
+auto shape_of(const X& x) {
+    constexpr int R = array_traits<X>::rank;
+    if constexpr (has_view_v<X>) {
+        return view_of(x).dims;
+    } else {
+        shape_t<R> s{};
+        if constexpr (requires { x.dimensions(); }) {
+            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) s[d] = x.dimensions()[d];
+        } else {
+            Eigen::DefaultDevice device;
+            Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
+            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) s[d] = ev.dimensions()[d];
+        }
+        return s;
+    }
+}
+
+// --- Broadcasting ---------------------------------------------------------------------------------------------
+
+template <class A, class B>
+[[noreturn]] MIXT_COLD void throw_not_broadcastable(const char* what, const A& a, const B& b) {
+    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: operands of shapes " + shape_text(a) +
+                      " and " + shape_text(b) +
+                      " do not broadcast (aligned at the last dimension, sizes must be equal or 1)");
+}
+template <class A, class B>
+[[noreturn]] MIXT_COLD void throw_destination_shape(const char* what, const A& dst, const B& e) {
+    throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
+                      shape_text(dst) + " but the expression has shape " + shape_text(e));
+}
+
+/// Folds `dims` (rank r <= R) into `acc`, NumPy's way; `first` is the first operand's shape (for the message).
+template <int R, std::size_t r>
+void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& dims, const char* what) {
+    static_assert(static_cast<int>(r) <= R);
+    if (!seen) {
+        acc.fill(1);
+        seen = true;
+    }
+    const shape_t<R> before = acc;
+    for (std::size_t k = 0; k < r; ++k) {
+        index_t& a = acc[static_cast<std::size_t>(R) - r + k];
+        const index_t b = dims[k];
+        if (a == b || b == 1) continue;
+        if (a == 1) {
+            a = b;
+            continue;
+        }
+        throw_not_broadcastable(what, before, dims);
+    }
+}
+
+/// The view `v` (of rank r <= R) as an operand of shape `to`: leading dimensions of size 1 added, stride 0
+/// wherever a size 1 stretches. `to` must be v's broadcast (broadcast_shape checked it).
+template <int R, class T, int r>
+strided_view<T, R> broadcast_view(const strided_view<T, r>& v, const shape_t<R>& to) {
+    strided_view<T, R> b{v.data, to, {}};
+    for (int k = 0; k < r; ++k) {
+        const auto d = static_cast<std::size_t>(R - r + k);
+        b.strides[d] = v.dims[static_cast<std::size_t>(k)] == 1 ? 0 : v.strides[static_cast<std::size_t>(k)];
+    }
+    return b;
+}
+
+// --- Overlap ----------------------------------------------------------------------------------------------------
+
+/// The bytes [first, last) a view can touch (its bounding interval).
+template <class T, int R>
+std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const strided_view<T, R>& v) {
+    const auto base = reinterpret_cast<std::uintptr_t>(v.data);
+    std::intptr_t lo = 0, hi = 0;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        if (v.dims[d] == 0) return {base, base};
+        const std::intptr_t span = static_cast<std::intptr_t>(v.strides[d]) * static_cast<std::intptr_t>(v.dims[d] - 1);
+        (span < 0 ? lo : hi) += span;
+    }
+    const auto size = static_cast<std::intptr_t>(sizeof(T));
+    return {static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + lo * size),
+            static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + (hi + 1) * size)};
+}
+
+/// Whether distinct indices of a view name distinct elements (so that writing through it is well defined): its
+/// dimensions of more than one element, by increasing stride, each step past the whole extent of the smaller ones.
+template <class T, int R>
+bool elements_distinct(const strided_view<T, R>& v) {
+    std::array<std::pair<index_t, index_t>, static_cast<std::size_t>(R)> by_stride{};
+    std::size_t n = 0;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        if (v.dims[d] == 0) return true;
+        if (v.dims[d] > 1) by_stride[n++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.dims[d]};
+    }
+    std::sort(by_stride.begin(), by_stride.begin() + static_cast<std::ptrdiff_t>(n));
+    index_t reach = 1;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (by_stride[k].first < reach) return false;
+        reach = by_stride[k].first * by_stride[k].second;
+    }
+    return true;
+}
+
+// --- The iteration space ----------------------------------------------------------------------------------------
+
+/// Runs are staged through buffers of this many elements per operand (on the stack of the thread running them).
+inline constexpr index_t stage_elements = 1024;
+/// An innermost dimension shorter than this is run several rows at a time (when the destination allows).
+inline constexpr index_t short_run = 64;
+
+/// The iteration space of a pass over M operands (the destination first): up to R dimensions in the
+/// destination's memory order, innermost last, each with every operand's stride; at least one dimension.
+template <int R, std::size_t M>
+struct iteration_space {
+    static constexpr std::size_t max_dims = R > 0 ? static_cast<std::size_t>(R) : 1;
+    int rank = 1;
+    std::array<index_t, max_dims> dims{};
+    std::array<std::array<index_t, max_dims>, M> strides{};
+
+    index_t inner() const { return dims[static_cast<std::size_t>(rank - 1)]; }
+    index_t inner_stride(std::size_t k) const { return strides[k][static_cast<std::size_t>(rank - 1)]; }
+    /// Whether operand k steps through the whole space as one contiguous run.
+    bool flat(std::size_t k) const { return rank == 1 && strides[k][0] == 1; }
+};
+
+/// The space of `dims` for operands of strides `strides[k]` (all in logical order): in memory order (row_major:
+/// as written; else reversed), dimensions of size 1 dropped, neighbours every operand steps through as one merged.
+template <int R, std::size_t M>
+iteration_space<R, M> make_space(const shape_t<R>& dims, const std::array<shape_t<R>, M>& strides, bool row_major) {
+    iteration_space<R, M> s;
+    int n = 0;
+    for (int k = 0; k < R; ++k) {
+        const auto d = static_cast<std::size_t>(row_major ? k : R - 1 - k);
+        if (dims[d] == 1) continue;
+        if (n > 0) {
+            const auto last = static_cast<std::size_t>(n - 1);
+            bool merges = true;
+            for (std::size_t o = 0; o < M; ++o) merges = merges && s.strides[o][last] == strides[o][d] * dims[d];
+            if (merges) {
+                s.dims[last] *= dims[d];
+                for (std::size_t o = 0; o < M; ++o) s.strides[o][last] = strides[o][d];
+                continue;
+            }
+        }
+        const auto at = static_cast<std::size_t>(n++);
+        s.dims[at] = dims[d];
+        for (std::size_t o = 0; o < M; ++o) s.strides[o][at] = strides[o][d];
+    }
+    if (n == 0) { // one element
+        s.dims[0] = 1;
+        for (std::size_t o = 0; o < M; ++o) s.strides[o][0] = 1;
+        n = 1;
+    }
+    s.rank = n;
+    return s;
+}
+
+/// How a space is cut into runs: `rows` rows of the dimension outside the innermost one per run (more than one
+/// when the innermost is short), or pieces of `piece` elements of one row; `items` runs in all.
+struct run_plan {
+    index_t rows = 1;      // rows of dimension rank - 2 per run (1: a run is a piece of one row)
+    index_t piece = 0;     // elements per run when rows == 1
+    index_t per_row = 1;   // runs per row when rows == 1
+    index_t row_groups = 1; // runs along dimension rank - 2 when rows > 1
+    index_t outer = 1;     // positions over the dimensions outside those
+    index_t items = 1;
+};
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_SPACE_HPP

@@ -1,0 +1,221 @@
+#ifndef MIXT_EVAL_STRIDED_HPP
+#define MIXT_EVAL_STRIDED_HPP
+
+// The fused loop over an iteration space (eval/space.hpp): broadcast operands, strided views, destinations that
+// are views. The space is cut into runs (run_plan); each run is one call of the contiguous loop of
+// eval/fused.hpp (run_range_of) with the kernel's leaf pointers moved to the run's first elements, so every
+// run is vectorized exactly as a flat pass is. Operands that are not contiguous along a run are staged
+// (iteration_space says when); a destination that is not is computed into a stage and scattered.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "mixt/eval/fused.hpp"
+#include "mixt/eval/space.hpp"
+#include "mixt/expr/expression.hpp"
+
+namespace mixt::detail {
+
+/// The strided views of an expression's leaves, in the order of the tree (the order of kernel_args' pointers).
+template <class E>
+std::tuple<> leaf_views_of(const E&) {
+    return {};
+}
+template <class P, class X>
+auto leaf_views_of(const leaf<P, X>& l) {
+    return std::tuple{view_of(l.x)};
+}
+template <class Op, class... Cs>
+auto leaf_views_of(const node<Op, Cs...>& n) {
+    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_views_of(c)...); }, n.children);
+}
+
+/// How many of the first I elements of the tuple type Tuple are pointers (leaf pointers of kernel_args).
+template <class Tuple, std::size_t I>
+constexpr std::size_t pointers_before() {
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+        return (std::size_t{0} + ... + std::size_t{std::is_pointer_v<std::tuple_element_t<J, Tuple>>});
+    }(std::make_index_sequence<I>{});
+}
+
+/// kernel_args `t` with its leaf pointers replaced by `p` (in order).
+template <class Tuple, std::size_t L>
+Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return Tuple{[&] {
+            using A = std::tuple_element_t<I, Tuple>;
+            if constexpr (std::is_pointer_v<A>)
+                return static_cast<A>(p[pointers_before<Tuple, I>()]);
+            else
+                return std::get<I>(t);
+        }()...};
+    }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+
+/// Copies `rows` rows of `cols` elements, rows `row_stride` and elements `stride` apart from src, to out
+/// (contiguous); `Scatter` copies the other way.
+template <bool Scatter, class T>
+void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_stride, index_t stride) {
+    for (index_t r = 0; r < rows; ++r) {
+        T* o = out + r * cols;
+        const T* p = src + r * row_stride;
+        if constexpr (Scatter) {
+            T* q = const_cast<T*>(p);
+            for (index_t j = 0; j < cols; ++j) q[j * stride] = o[j];
+        } else if (stride == 0) {
+            std::fill_n(o, cols, *p);
+        } else if (stride == 1) {
+            std::copy_n(p, cols, o);
+        } else {
+            for (index_t j = 0; j < cols; ++j) o[j] = p[j * stride];
+        }
+    }
+}
+
+/// How a space is cut into runs, and which operands are read (or written) in place: direct[k] for operand k
+/// (0: the destination).
+template <std::size_t M>
+struct run_layout {
+    run_plan plan;
+    std::array<bool, M> direct{};
+};
+
+template <int R, std::size_t M>
+run_layout<M> plan_runs(const iteration_space<R, M>& s) {
+    run_layout<M> out;
+    const auto rk = static_cast<std::size_t>(s.rank);
+    const index_t n = s.inner();
+    // A short innermost dimension runs several rows at a time where the destination is contiguous across
+    // them; an operand is then in place if it is too, else staged row by row.
+    const bool fold = rk >= 2 && n < short_run && s.strides[0][rk - 1] == 1 && s.strides[0][rk - 2] == n;
+    bool staged = false;
+    for (std::size_t k = 0; k < M; ++k) {
+        out.direct[k] = s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
+        staged = staged || !out.direct[k];
+    }
+    run_plan& p = out.plan;
+    if (fold) {
+        p.rows = std::max<index_t>(1, std::min(stage_elements / n, s.dims[rk - 2]));
+        p.row_groups = (s.dims[rk - 2] + p.rows - 1) / p.rows;
+        for (std::size_t d = 0; d + 2 < rk; ++d) p.outer *= s.dims[d];
+        p.items = p.outer * p.row_groups;
+    } else {
+        // Pieces of at most a stage, or of 64K elements where nothing is staged (so a pool has pieces to share).
+        p.piece = std::min(n, staged ? stage_elements : index_t{1} << 16);
+        p.per_row = p.piece == 0 ? 0 : (n + p.piece - 1) / p.piece;
+        for (std::size_t d = 0; d + 1 < rk; ++d) p.outer *= s.dims[d];
+        p.items = p.outer * p.per_row;
+    }
+    return out;
+}
+
+/// A pass of the kernel type K (with its run-time values `args`, leaf pointers to be replaced) writing D over
+/// a space of R dimensions, the leaves' data of types Ts.
+template <class D, class K, int R, class... Ts>
+struct strided_pass {
+    static constexpr std::size_t L = sizeof...(Ts);
+    static constexpr std::size_t M = L + 1;
+    using args_t = decltype(kernel_args(std::declval<const K&>()));
+
+    D* dst;
+    std::tuple<const Ts*...> data;
+    iteration_space<R, M> space;
+    run_layout<M> layout;
+    args_t args;
+    pass_options options;
+
+    // Each operand's stage: stage_elements of its type, one after the other.
+    static constexpr std::array<std::size_t, M + 1> stage_offsets = [] {
+        std::array<std::size_t, M + 1> o{};
+        constexpr std::size_t sizes[] = {sizeof(D), sizeof(Ts)...};
+        for (std::size_t k = 0; k < M; ++k)
+            o[k + 1] = o[k] + ((static_cast<std::size_t>(stage_elements) * sizes[k] + 63) & ~std::size_t{63});
+        return o;
+    }();
+
+    /// Runs items [first, last) of the plan.
+    void run(index_t first, index_t last) const {
+        alignas(64) unsigned char stage[stage_offsets[M]];
+        std::array<const void*, L> cached{};
+        std::array<index_t, L> cached_len{};
+        const auto rk = static_cast<std::size_t>(space.rank);
+        const index_t n = space.inner();
+        const run_plan& plan = layout.plan;
+        for (index_t item = first; item < last; ++item) {
+            std::array<index_t, M> off{};
+            index_t rows, len, outer;
+            std::size_t outer_dims;
+            if (plan.rows == 1) {
+                const index_t c0 = (item % plan.per_row) * plan.piece;
+                rows = 1;
+                len = std::min(plan.piece, n - c0);
+                for (std::size_t k = 0; k < M; ++k) off[k] = c0 * space.strides[k][rk - 1];
+                outer = item / plan.per_row;
+                outer_dims = rk - 1;
+            } else {
+                const index_t r0 = (item % plan.row_groups) * plan.rows;
+                rows = std::min(plan.rows, space.dims[rk - 2] - r0);
+                len = rows * n;
+                for (std::size_t k = 0; k < M; ++k) off[k] = r0 * space.strides[k][rk - 2];
+                outer = item / plan.row_groups;
+                outer_dims = rk - 2;
+            }
+            for (std::size_t d = outer_dims; d-- > 0;) {
+                const index_t i = outer % space.dims[d];
+                outer /= space.dims[d];
+                for (std::size_t k = 0; k < M; ++k) off[k] += i * space.strides[k][d];
+            }
+            const index_t cols = rows == 1 ? len : n;
+            const auto strides_of = [&](std::size_t k) {
+                return std::pair{rk >= 2 ? space.strides[k][rk - 2] : index_t{0}, space.strides[k][rk - 1]};
+            };
+            std::array<const void*, L> ptrs{};
+            [&]<std::size_t... J>(std::index_sequence<J...>) {
+                (
+                    [&] {
+                        using T = std::tuple_element_t<J, std::tuple<Ts...>>;
+                        const T* src = std::get<J>(data) + off[J + 1];
+                        if (layout.direct[J + 1]) {
+                            ptrs[J] = src;
+                            return;
+                        }
+                        T* buffer = reinterpret_cast<T*>(stage + stage_offsets[J + 1]);
+                        if (cached[J] != src || cached_len[J] < len) {
+                            const auto [row_stride, stride] = strides_of(J + 1);
+                            copy_strided<false>(buffer, src, rows, cols, row_stride, stride);
+                            cached[J] = src;
+                            cached_len[J] = len;
+                        }
+                        ptrs[J] = buffer;
+                    }(),
+                    ...);
+            }(std::make_index_sequence<L>{});
+            const auto run_args = with_leaf_pointers(args, ptrs);
+            if (layout.direct[0]) {
+                compute(dst + off[0], len, run_args, options);
+            } else {
+                D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
+                compute(buffer, len, run_args, pass_options{false, options.prefetch});
+                const auto [row_stride, stride] = strides_of(0);
+                copy_strided<true>(buffer, dst + off[0], rows, cols, row_stride, stride);
+            }
+        }
+    }
+
+    static void compute(D* out, index_t len, const args_t& a, pass_options o) {
+        if (o.stream || o.prefetch) {
+            const K k = std::apply([](const auto&... x) { return kernel_from_args<K>(x...); }, a);
+            run_kernel(out, k, 0, len, o);
+        } else {
+            std::apply([&](const auto&... x) { run_range_of<false, false, D, K>(out, 0, len, x...); }, a);
+        }
+    }
+};
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_STRIDED_HPP
