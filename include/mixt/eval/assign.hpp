@@ -121,7 +121,8 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
     if (shape != dst.dims) throw_destination_shape(what, dst.dims, shape);
     check_literals(e);
     if (!elements_distinct(dst)) throw_self_overlap(what);
-    const auto [dst_first, dst_last] = byte_extent(dst);
+    const auto dst_extent = byte_extent(dst);
+    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
     auto check_leaf = [&](const auto& x) {
         const auto v = operand_view_for_overlap(x);
         if constexpr (!std::is_same_v<decltype(v), const int>) {
