@@ -47,7 +47,7 @@ MODES = {
 }
 VARIANTS = ["mixt", "hand_loop", "eigen_cast", "eigen_unfused", "mixt_threads", "traffic"]
 SIZE_LABELS = {4096: "L1", 262144: "L2/L3", 16777216: "DRAM"}
-NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>E\d+)/)?(?P<n>\d+)(?:/real_time)?$")
+NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>[EB]\d+)/)?(?P<n>\d+)(?:/real_time)?$")
 
 
 def say(text=""):
@@ -213,14 +213,15 @@ def median(values):
     return v[k] if len(v) % 2 else (v[k - 1] + v[k]) / 2
 
 
-def expressions(context, gbps):
-    """[(id, text, result dtype)] in E-number order, from the program's context."""
+def expressions(context, gbps, prefix="E"):
+    """[(id, text, result dtype)] of the rows whose id starts with prefix (E: E1-E12 at every size; B: the shape
+    rows at their own sizes), in number order, from the program's context."""
     found = {}
     for key, value in context.items():
-        if re.fullmatch(r"mixt_E\d+", key):
+        if re.fullmatch(r"mixt_[EB]\d+", key):
             text, _, rest = value.partition(" -> ")
             found[key[len("mixt_"):]] = (text, rest.split(" ")[0])
-    ids = sorted({i for (_, i, _) in gbps if i}, key=lambda i: int(i[1:]))
+    ids = sorted({i for (_, i, _) in gbps if i and i.startswith(prefix)}, key=lambda i: int(i[1:]))
     return [(i,) + found.get(i, ("?", "?")) for i in ids]
 
 
@@ -277,7 +278,7 @@ def below_mark_lines(runs, gbps, exprs, n):
 
 def tables(context, gbps, exprs, runs=None):
     runs = runs or {}
-    sizes = sorted({n for (_, _, n) in gbps})
+    sizes = sorted({n for (_, i, n) in gbps if i is None or i.startswith("E")})
     lines = []
     for n in sizes:
         label = SIZE_LABELS.get(n)
@@ -320,6 +321,44 @@ def tables(context, gbps, exprs, runs=None):
     return lines
 
 
+# The shape rows' marks (issue 17): mixt % traffic at least 90 (80 for B1, a channel-last image), mixt at least its
+# hand loop and 3x eigen_cast.
+SHAPE_MARKS = {"traffic": 0.9, "B1": 0.8, "hand_loop": 1.0, "eigen_cast": 3.0}
+SHAPE_VARIANTS = ["mixt", "mixt_threads", "hand_loop", "eigen_cast", "traffic"]
+
+
+def shape_table(gbps, exprs, runs=None):
+    """The B rows (broadcasting, Dense operands, views as destinations), each at its own full size."""
+    runs = runs or {}
+    if not exprs:
+        return []
+    lines = ["### Shapes: broadcasting, Dense operands, views as destinations (full sizes)", ""]
+    header = ["id", "expression", "result", "elements"] + SHAPE_VARIANTS + [c[0] for c in RATIO_COLUMNS]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
+    below = []
+    for i, text, result in exprs:
+        ns = sorted({n for (_, j, n) in gbps if j == i})
+        for n in ns:
+            cells = [i, "`%s`" % text, result, str(n)] + [fmt(gbps.get((v, i, n))) for v in SHAPE_VARIANTS]
+            for label, num, den, _, scale, digits in RATIO_COLUMNS:
+                r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
+                cells.append(fmt(None if r is None else r * scale, digits))
+                mark = SHAPE_MARKS.get(i, SHAPE_MARKS["traffic"]) if den == "traffic" else SHAPE_MARKS[den]
+                if r is not None and r < mark:
+                    rs = round_ratios(runs, (num, i, n), (den, i, n))
+                    spread = (" (rounds %s to %s)" % (fmt(min(rs) * scale, digits), fmt(max(rs) * scale, digits))
+                              if rs else "")
+                    below.append("%s %s %s, mark %s%s" % (i, label, fmt(r * scale, digits), fmt(mark * scale, digits),
+                                                          spread))
+            lines.append("| " + " | ".join(cells) + " |")
+    if below:
+        lines += ["", "Below the marks (mixt % traffic 90, B1 80; mixt/hand_loop 1; mixt/eigen_cast 3): "
+                  + "; ".join(below) + "."]
+    lines.append("")
+    return lines
+
+
 def method(context):
     date = context.get("date", "?")
     if "mixt_rounds" in context and context.get("mixt_rounds") != "1":
@@ -347,7 +386,7 @@ def method(context):
 
 
 def plot(out_dir, context, gbps, exprs):
-    sizes = sorted({n for (_, i, n) in gbps if i})
+    sizes = sorted({n for (_, i, n) in gbps if i and i.startswith("E")})
     if not sizes:
         return None
     dat = os.path.join(out_dir, "gbps.dat")
@@ -435,6 +474,7 @@ def main():
 
     lines = ["## mixt benchmark report", ""] + method(context) + [""]
     lines += tables(context, gbps, exprs, runs)
+    lines += shape_table(gbps, expressions(context, gbps, "B"), runs)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write("\n".join(lines))
     say("\n".join(lines))

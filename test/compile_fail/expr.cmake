@@ -102,6 +102,13 @@ _mixt_expr_case(eval.assign_into_other_rank
 _mixt_expr_case(eval.assign_into_other_layout
   "void f() { mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2>) + 1); }"
   "mixt: assign: the destination's layout \\(row- or column-major\\) differs")
+_mixt_expr_case(eval.to_eigen_of_dense
+  "void f() { Eigen::ArrayXf x(3); auto e = mixt::to_eigen(mixt::lazy(x) + 1); (void)e; }"
+  "mixt: to_eigen, and evaluation on devices other than DefaultDevice and ThreadPoolDevice, take Eigen tensors"
+  "dense_operand<Eigen::Array<float, -1, 1")
+_mixt_expr_case(eval.assign_into_const_map
+  "void f() { float b[3] = {}; Eigen::TensorMap<Eigen::Tensor<const float, 1>> m(b, 3); mixt::assign(m, mixt::lazy(t<float>) + 1); }"
+  "mixt: assign: the destination is read-only")
 
 mixt_expect_compiles(expr.valid_twins CODE "${_mixt_expr_prelude}
 void twins() {
@@ -131,6 +138,14 @@ void twins() {
     (void)mixt::eval<std::int32_t>(mixt::cast<std::int32_t>(mixt::lazy(t<float>) + 1));
     mixt::assign(t<float, 2>, mixt::lazy(t<float, 2>) + 1);
     mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2, Eigen::RowMajor>) + 1);
+    Eigen::ArrayXf x(3);
+    Eigen::TensorMap<Eigen::Tensor<const float, 1>> read_only(x.data(), 3);
+    auto dense_eval = mixt::eval(mixt::lazy(x) + 1);
+    auto tensor_lowered = mixt::to_eigen(mixt::lazy(read_only) + 1);
+    float b[3] = {};
+    Eigen::TensorMap<Eigen::Tensor<float, 1>> writable(b, 3);
+    mixt::assign(writable, mixt::lazy(t<float>) + 1);
+    (void)dense_eval; (void)tensor_lowered;
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
     (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
     (void)one_policy; (void)whole_policy; (void)whole_policy_with_tensor; (void)sub_policy; (void)scalar_sub;

@@ -147,12 +147,15 @@ TEST(space, dimensions_merge_where_every_operand_allows) {
 
 TEST(space, runs_span_rows_of_a_short_innermost_dimension) {
     using mixt::detail::make_space;
-    // A channel-last image [1000, 3] with a [3] vector: runs of whole rows, the vector staged.
-    const auto s = make_space<2, 3>({1000, 3}, std::array<S2, 3>{S2{3, 1}, S2{3, 1}, S2{0, 1}}, true);
+    // A channel-last image [10000, 3] with a [3] vector: runs of many rows (whole batches: a multiple of 64
+    // elements), the vector staged.
+    const auto s = make_space<2, 3>({10000, 3}, std::array<S2, 3>{S2{3, 1}, S2{3, 1}, S2{0, 1}}, true);
     const auto runs = mixt::detail::plan_runs(s);
     EXPECT_GT(runs.plan.rows, 1);
     EXPECT_LE(runs.plan.rows * 3, mixt::detail::stage_elements);
-    EXPECT_EQ(runs.plan.items, (1000 + runs.plan.rows - 1) / runs.plan.rows);
+    EXPECT_EQ(runs.plan.rows * 3 % 64, 0);
+    EXPECT_EQ(runs.plan.items, (10000 + runs.plan.rows - 1) / runs.plan.rows);
+    EXPECT_GT(runs.plan.items, 1);
     EXPECT_TRUE(runs.direct[0] && runs.direct[1]);
     EXPECT_FALSE(runs.direct[2]);
     // A long row with a value broadcast along it: pieces of a stage.

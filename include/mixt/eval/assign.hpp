@@ -112,6 +112,53 @@ auto operand_view_for_overlap(const X& x) {
     }
 }
 
+// The common case, checked and run without building strided views: a plain tensor or map as destination and
+// as every leaf, each of the destination's shape (and, as ranks and layouts agree at compile time, laid out
+// alike: one flat run).
+template <class E>
+struct plain_leaves : std::true_type {};
+template <class P, class X>
+struct plain_leaves<leaf<P, X>> : is_tensor_or_map<std::remove_cvref_t<X>> {};
+template <class Op, class... Cs>
+struct plain_leaves<node<Op, Cs...>> : std::bool_constant<(plain_leaves<std::remove_cvref_t<Cs>>::value && ...)> {};
+template <class D, class E>
+inline constexpr bool flat_candidate_v =
+    is_tensor_or_map<std::remove_cvref_t<D>>::value && plain_leaves<std::remove_cvref_t<E>>::value;
+
+/// Whether every leaf of e has exactly the shape of dst (flat_candidate_v only).
+template <class Dst, class E>
+bool same_shape_leaves(const Dst& dst, const E& e) {
+    bool same = true;
+    auto check = [&](const auto& x) {
+        using X = std::remove_cvref_t<decltype(x)>;
+        if constexpr (array_traits<X>::rank != array_traits<std::remove_cvref_t<Dst>>::rank) {
+            same = false;
+        } else {
+            for (int d = 0; d < array_traits<X>::rank; ++d) same = same && x.dimension(d) == dst.dimension(d);
+        }
+    };
+    for_each_leaf(e, check);
+    return same;
+}
+
+/// check_before_write for flat_candidate_v operands of the destination's shape: the literals, and no partial
+/// overlap of contiguous ranges.
+template <class Dst, class E>
+void check_flat(const Dst& dst, const E& e, const char* what) {
+    check_literals(e);
+    using T = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<Dst>>::Scalar>;
+    const auto* dst_begin = reinterpret_cast<const unsigned char*>(dst.data());
+    const auto* dst_end = dst_begin + static_cast<std::size_t>(dst.size()) * sizeof(T);
+    auto check_leaf = [&](const auto& x) {
+        using S = std::remove_cvref_t<decltype(*x.data())>;
+        const auto* b = reinterpret_cast<const unsigned char*>(x.data());
+        const auto* end = b + static_cast<std::size_t>(x.size()) * sizeof(S);
+        const bool overlap = b != nullptr && dst_begin != nullptr && b < dst_end && dst_begin < end;
+        if (overlap && !(b == dst_begin && sizeof(S) == sizeof(T))) throw_partial_overlap(what);
+    };
+    for_each_leaf(e, check_leaf);
+}
+
 /// The checks before the first write: the expression's shape (its operands broadcast) is the destination's,
 /// every literal fits, and the destination's elements are distinct and overlap no operand but one that is the
 /// very same view of the same width (`assign(a, lazy(a) + 1)`). `what` is the call the user made.
@@ -257,7 +304,7 @@ void run_strided(D* dst, const iteration_space<R, std::tuple_size_v<decltype(lea
     const auto pass = std::apply(
         [&](const auto&... v) {
             using P = strided_pass<D, K, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
-            return P{dst, {v.data...}, space, plan_runs(space), kernel_args(make_kernel<D>(e)), {}};
+            return P{dst, {v.data...}, space, plan_runs(space, P::capacity), kernel_args(make_kernel<D>(e)), {}};
         },
         views);
     index_t total = 1;
@@ -288,6 +335,12 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
     using D = std::remove_cvref_t<Dst>;
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     constexpr int R = std::remove_cvref_t<E>::rank;
+    if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
+        if (same_shape_leaves(dst, e)) {
+            run_fused(dst.data(), dst.size(), e, device);
+            return;
+        }
+    }
     if constexpr (fusable_v<E> && has_view_v<D> && cpu_device_v<Device>) {
         const auto out = destination_view(dst);
         const auto views = leaf_views_of(e);
@@ -384,6 +437,16 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     if constexpr (detail::has_view_v<D>) {
         static_assert(detail::writable_view<D>::value,
                       "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
+        if constexpr (detail::flat_candidate_v<D, E>) {
+            if (detail::same_shape_leaves(dst, e)) {
+                detail::check_flat(dst, e, "assign");
+                if constexpr (detail::cpu_device_v<Device>)
+                    detail::run_fused(dst.data(), dst.size(), e, device);
+                else
+                    detail::run_checked(dst, e, device);
+                return;
+            }
+        }
         detail::check_before_write(detail::destination_view(dst), e, "assign");
     } else {
         // An Eigen expression as destination (a reshape, a TensorRef): its shape; Eigen checks what it can.

@@ -268,7 +268,7 @@ bool elements_distinct(const strided_view<T, R>& v) {
 // --- The iteration space ----------------------------------------------------------------------------------------
 
 /// Runs are staged through buffers of this many elements per operand (on the stack of the thread running them).
-inline constexpr index_t stage_elements = 1024;
+inline constexpr index_t stage_elements = 4096;
 /// An innermost dimension shorter than this is run several rows at a time (when the destination allows).
 inline constexpr index_t short_run = 64;
 

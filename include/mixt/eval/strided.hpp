@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -56,6 +59,25 @@ Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p) {
     }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
 
+/// Writes n copies of v to out, as integers of v's width where there is one (the compiler vectorizes a fill of
+/// integers; a fill of Eigen::half or bfloat16 objects it leaves scalar).
+template <class T>
+void fill_value(T* out, index_t n, const T& v) {
+    using bits = std::conditional_t<
+        sizeof(T) == 1, std::uint8_t,
+        std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                           std::conditional_t<sizeof(T) == 4, std::uint32_t,
+                                              std::conditional_t<sizeof(T) == 8, std::uint64_t, void>>>>;
+    if constexpr (std::is_void_v<bits> || !std::is_trivially_copyable_v<T>) {
+        std::fill_n(out, n, v);
+    } else {
+        bits b;
+        std::memcpy(&b, &v, sizeof b);
+        bits* o = reinterpret_cast<bits*>(out);
+        for (index_t i = 0; i < n; ++i) o[i] = b;
+    }
+}
+
 /// Copies `rows` rows of `cols` elements, rows `row_stride` and elements `stride` apart from src, to out
 /// (contiguous); `Scatter` copies the other way.
 template <bool Scatter, class T>
@@ -67,7 +89,7 @@ void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_
             T* q = const_cast<T*>(p);
             for (index_t j = 0; j < cols; ++j) q[j * stride] = o[j];
         } else if (stride == 0) {
-            std::fill_n(o, cols, *p);
+            fill_value(o, cols, *p);
         } else if (stride == 1) {
             std::copy_n(p, cols, o);
         } else {
@@ -85,7 +107,7 @@ struct run_layout {
 };
 
 template <int R, std::size_t M>
-run_layout<M> plan_runs(const iteration_space<R, M>& s) {
+run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_elements) {
     run_layout<M> out;
     const auto rk = static_cast<std::size_t>(s.rank);
     const index_t n = s.inner();
@@ -99,13 +121,18 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s) {
     }
     run_plan& p = out.plan;
     if (fold) {
-        p.rows = std::max<index_t>(1, std::min(stage_elements / n, s.dims[rk - 2]));
+        // As many rows as a stage holds, a multiple of the rows that make 64 elements where that fits, so
+        // that every run but the last of a row group is whole batches (no partial batch per run).
+        const index_t whole = 64 / std::gcd(n, index_t{64});
+        index_t rows = stage / n;
+        if (rows >= whole) rows -= rows % whole;
+        p.rows = std::max<index_t>(1, std::min(rows, s.dims[rk - 2]));
         p.row_groups = (s.dims[rk - 2] + p.rows - 1) / p.rows;
         for (std::size_t d = 0; d + 2 < rk; ++d) p.outer *= s.dims[d];
         p.items = p.outer * p.row_groups;
     } else {
         // Pieces of at most a stage, or of 64K elements where nothing is staged (so a pool has pieces to share).
-        p.piece = std::min(n, staged ? stage_elements : index_t{1} << 16);
+        p.piece = std::min(n, staged ? stage : index_t{1} << 16);
         p.per_row = p.piece == 0 ? 0 : (n + p.piece - 1) / p.piece;
         for (std::size_t d = 0; d + 1 < rk; ++d) p.outer *= s.dims[d];
         p.items = p.outer * p.per_row;
@@ -128,12 +155,20 @@ struct strided_pass {
     args_t args;
     pass_options options;
 
-    // Each operand's stage: stage_elements of its type, one after the other.
+    /// Elements per stage: stage_elements, fewer where the operands are wide or many (at most 16 KiB per
+    /// operand and 256 KiB in all, on the stack of the thread running the pass).
+    static constexpr index_t capacity = [] {
+        constexpr std::size_t widest = std::max({sizeof(D), sizeof(Ts)...});
+        constexpr std::size_t all = (sizeof(D) + ... + sizeof(Ts));
+        const std::size_t fits = (std::size_t{16} << 10) / widest;
+        return std::min(stage_elements, static_cast<index_t>(std::min(fits, (std::size_t{256} << 10) / all)));
+    }();
+    // Each operand's stage: `capacity` elements of its type, one after the other.
     static constexpr std::array<std::size_t, M + 1> stage_offsets = [] {
         std::array<std::size_t, M + 1> o{};
         constexpr std::size_t sizes[] = {sizeof(D), sizeof(Ts)...};
         for (std::size_t k = 0; k < M; ++k)
-            o[k + 1] = o[k] + ((static_cast<std::size_t>(stage_elements) * sizes[k] + 63) & ~std::size_t{63});
+            o[k + 1] = o[k] + ((static_cast<std::size_t>(capacity) * sizes[k] + 63) & ~std::size_t{63});
         return o;
     }();
 
