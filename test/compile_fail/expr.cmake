@@ -106,6 +106,9 @@ _mixt_expr_case(eval.to_eigen_of_dense
   "void f() { Eigen::ArrayXf x(3); auto e = mixt::to_eigen(mixt::lazy(x) + 1); (void)e; }"
   "mixt: to_eigen, and evaluation on devices other than DefaultDevice and ThreadPoolDevice, take Eigen tensors"
   "dense_operand<Eigen::Array<float, -1, 1")
+_mixt_expr_case(eval.assign_into_const_array
+  "void f(const Eigen::ArrayXf& a) { mixt::assign(a, mixt::lazy(t<float>) + 1); }"
+  "mixt: assign: the destination is read-only")
 _mixt_expr_case(eval.assign_into_const_map
   "void f() { float b[3] = {}; Eigen::TensorMap<Eigen::Tensor<const float, 1>> m(b, 3); mixt::assign(m, mixt::lazy(t<float>) + 1); }"
   "mixt: assign: the destination is read-only")

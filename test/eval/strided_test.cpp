@@ -148,6 +148,26 @@ TEST(strided, rank_one_operands_mix_with_either_layout) {
         for (index_t j = 0; j < 4; ++j) EXPECT_EQ(r(i, j), 1.0f + static_cast<float>(j));
 }
 
+TEST(strided, the_lowering_takes_rank_one_operands_of_either_layout) {
+    // Eigen wants one layout in an expression: the lowering gives a rank-1 operand the result's layout.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> m(3, 4);
+    Eigen::Tensor<std::int8_t, 1> v(4); // column-major
+    for (index_t i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(i);
+    for (index_t j = 0; j < 4; ++j) v(j) = static_cast<std::int8_t>(10 * j);
+    const Eigen::Tensor<float, 2, Eigen::RowMajor> lowered = mixt::to_eigen(mixt::lazy(m) + v);
+    const Eigen::TensorRef<Eigen::Tensor<std::int8_t, 1>> ref(v); // not a view: evaluated through the lowering
+    const auto through_ref = mixt::eval(mixt::lazy(m) + ref);
+    for (index_t i = 0; i < 3; ++i)
+        for (index_t j = 0; j < 4; ++j) {
+            EXPECT_EQ(lowered(i, j), m(i, j) + static_cast<float>(v(j)));
+            EXPECT_EQ(through_ref(i, j), m(i, j) + static_cast<float>(v(j)));
+        }
+    // A row-major rank-1 destination of an expression of column-major operands, through the lowering.
+    Eigen::Tensor<float, 1, Eigen::RowMajor> row(4);
+    mixt::assign(row, mixt::lazy(ref) + 1);
+    for (index_t j = 0; j < 4; ++j) EXPECT_EQ(row(j), static_cast<float>(v(j)) + 1);
+}
+
 TEST(strided, views_as_destinations) {
     Eigen::Tensor<float, 3> t(4, 5, 6);
     const auto sentinel = [&] { t.setConstant(-7.0f); };
@@ -272,6 +292,11 @@ TEST(strided, overlap_through_views) {
     EXPECT_EQ(m(2, 3), 2.0f);
     EXPECT_EQ(m(1, 3), 1.0f);
     EXPECT_THROW(mixt::assign(m.row(2), mixt::lazy(m.row(3)) + m.col(0).head(4)), mixt::aliasing_error);
+    // A destination that is an Eigen expression with memory (a reshape of the tensor) is checked too.
+    const Eigen::DSizes<index_t, 2> same_shape(6, 8);
+    const Eigen::Tensor<float, 2> snapshot = a;
+    EXPECT_THROW(mixt::assign(a.reshape(same_shape), mixt::lazy(a) + a.chip(0, 0)), mixt::aliasing_error);
+    EXPECT_TRUE(same_bits(a, snapshot));
 }
 
 TEST(strided, shape_errors_leave_the_destination_untouched) {

@@ -368,7 +368,11 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
         }
     } else if constexpr (eigen_tensor<D>) {
         static_assert(!eigen_dense<D>);
-        dst.device(device) = lower_to<DstScalar>(e, broadcast_shape(e, "assign"));
+        const auto shape = broadcast_shape(e, "assign");
+        index_t total = 1;
+        for (const index_t d : shape) total *= d;
+        if (total == 0) return; // nothing to write (and Eigen's broadcast wants no empty operand)
+        dst.device(device) = lower_to<DstScalar, array_traits<D>::layout>(e, shape);
     } else {
         static_assert(fusable_v<E> && cpu_device_v<Device>,
                       "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
@@ -434,6 +438,8 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     static_assert(Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout,
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
+    static_assert(!(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>),
+                  "mixt: assign: the destination is read-only (a const tensor or Dense object)");
     if constexpr (detail::has_view_v<D>) {
         static_assert(detail::writable_view<D>::value,
                       "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
@@ -449,11 +455,23 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         }
         detail::check_before_write(detail::destination_view(dst), e, "assign");
     } else {
-        // An Eigen expression as destination (a reshape, a TensorRef): its shape; Eigen checks what it can.
+        // An Eigen expression as destination (a reshape, a TensorRef): its shape, and, where its evaluator has
+        // its memory (a reshape of a tensor), that memory as a contiguous view for the overlap check.
         const auto shape = detail::broadcast_shape(e, "assign");
         const auto own = detail::shape_of(dst);
         if (shape != own) detail::throw_destination_shape("assign", own, shape);
-        check_literals(e);
+        Eigen::DefaultDevice host;
+        const Eigen::TensorEvaluator<const D, Eigen::DefaultDevice> ev(dst, host);
+        if (const auto* data = ev.data()) {
+            constexpr int R = Ex::rank;
+            detail::check_before_write(
+                detail::strided_view<std::remove_const_t<std::remove_pointer_t<decltype(data)>>, R>{
+                    const_cast<std::remove_const_t<std::remove_pointer_t<decltype(data)>>*>(data), own,
+                    detail::contiguous_strides<R>(own, detail::array_traits<D>::layout == static_cast<int>(Eigen::RowMajor))},
+                e, "assign");
+        } else {
+            check_literals(e);
+        }
     }
     detail::run_checked(dst, e, device);
 }

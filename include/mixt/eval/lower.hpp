@@ -286,8 +286,9 @@ struct is_tensor_or_map<Eigen::TensorMap<P, O, MP>> : std::true_type {};
 
 /// What lowering needs besides the tree: the shape of the result, and an operand of the highest rank (`ref`),
 /// broadcast to it, to give literals a shape.
-template <int R, class Ref>
+template <int R, class Ref, int Layout>
 struct lowering {
+    static constexpr int layout = Layout;
     Eigen::DSizes<Eigen::Index, R> dims;
     const Ref& ref;
 };
@@ -295,11 +296,14 @@ struct lowering {
 /// The Eigen expression of an array operand broadcast to the result's shape: reshaped to the result's rank
 /// (leading dimensions of size 1) and broadcast (Eigen's broadcast reads straight through where nothing
 /// stretches).
-template <int R, class X>
+template <int Layout, int R, class X>
 auto broadcast_operand(const X& x, const Eigen::DSizes<Eigen::Index, R>& dims) {
     if constexpr (eigen_dense<X>) {
         static_assert(lowering_error::dense_operand<X>::value);
         return 0;
+    } else if constexpr (array_traits<X>::rank <= 1 && array_traits<X>::layout != Layout) {
+        // Rank 0 and 1 are laid out alike either way; Eigen wants one layout in an expression.
+        return broadcast_operand<Layout>(x.swap_layout(), dims);
     } else {
         constexpr int r = array_traits<X>::rank;
         if constexpr (R == 0) {
@@ -312,16 +316,23 @@ auto broadcast_operand(const X& x, const Eigen::DSizes<Eigen::Index, R>& dims) {
                 shape[d] = d < R - r ? 1 : own[static_cast<std::size_t>(d - (R - r))];
                 factors[static_cast<std::size_t>(d)] = shape[d] == dims[d] ? 1 : dims[d];
             }
-            // The operand's own rank: broadcast as it is. A lower rank: a tensor or map is mapped again with
-            // leading 1s rather than reshaped, as Eigen 3.4's block evaluation of a broadcast reshape of complex
-            // elements writes past its buffer (a map of complex elements has no block access, as a tensor has none).
-            if constexpr (r == R) {
-                return x.broadcast(factors);
-            } else if constexpr (is_tensor_or_map<X>::value) {
+            // A tensor or map is mapped again at the result's rank (leading 1s) rather than reshaped: Eigen 3.4's
+            // block evaluation of a broadcast reshape of complex elements writes past its buffer (a map of
+            // complex elements has no block access, as a tensor has none), and Eigen's broadcast wants no
+            // dimension of size 0, which the map gives as 1 stretched 0 times (nothing is read).
+            if constexpr (is_tensor_or_map<X>::value) {
+                for (int d = 0; d < R; ++d) {
+                    if (shape[d] == 0) {
+                        shape[d] = 1;
+                        factors[static_cast<std::size_t>(d)] = 0;
+                    }
+                }
                 using T = typename Eigen::internal::traits<X>::Scalar;
                 constexpr int layout = array_traits<X>::layout;
                 using mapped = Eigen::TensorMap<const Eigen::Tensor<std::add_const_t<T>, R, layout>>;
                 return mapped(x.data(), shape).broadcast(factors);
+            } else if constexpr (r == R) {
+                return x.broadcast(factors);
             } else {
                 return x.reshape(shape).broadcast(factors);
             }
@@ -334,17 +345,17 @@ decltype(auto) lower_as(const E& e, const Low& low);
 
 template <class P, class E, class Low>
 auto lower_impl(const leaf<P, E>& l, const Low& low) {
-    return broadcast_operand(l.x, low.dims);
+    return broadcast_operand<Low::layout>(l.x, low.dims);
 }
 template <class V, class Low>
 auto lower_impl(const literal<V>& l, const Low& low) {
-    const auto ref = broadcast_operand(low.ref, low.dims);
+    const auto ref = broadcast_operand<Low::layout>(low.ref, low.dims);
     using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
     return ref.unaryExpr(constant_functor<V, R>{l.value});
 }
 template <class T, class Low>
 auto lower_impl(const scalar<T>& s, const Low& low) {
-    const auto ref = broadcast_operand(low.ref, low.dims);
+    const auto ref = broadcast_operand<Low::layout>(low.ref, low.dims);
     using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
     return ref.unaryExpr(constant_functor<T, R>{s.value});
 }
@@ -383,7 +394,7 @@ template <class S, class E, class Low>
 decltype(auto) lower_as(const E& e, const Low& low) {
     using V = value_t<E>;
     if constexpr (is_literal_v<E>) {
-        const auto ref = broadcast_operand(low.ref, low.dims);
+        const auto ref = broadcast_operand<Low::layout>(low.ref, low.dims);
         using R = typename Eigen::internal::traits<decltype(ref)>::Scalar;
         return ref.unaryExpr(constant_functor<S, R>{mixt::convert<S>(e.value)});
     } else if constexpr (std::is_same_v<S, V>) {
@@ -407,11 +418,20 @@ struct first_operand_functor {
 /// broadcast is in the tree: block evaluation allocates scratch memory on every assignment, and Eigen 3.4's
 /// block broadcasting of complex elements writes past its buffer. Where nothing stretches, Eigen's broadcast
 /// reads straight through.
-template <class S, class E, int R = std::remove_cvref_t<E>::rank>
+template <class S, int Layout = -1, class E, int R = std::remove_cvref_t<E>::rank>
 auto lower_to(const E& e, const shape_t<R>& dims) {
+    // The layout of the result: the expression's (column-major where it has none), or the destination's.
+    constexpr int layout = Layout >= 0 ? Layout
+                           : std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor)
+                               ? static_cast<int>(Eigen::RowMajor)
+                               : static_cast<int>(Eigen::ColMajor);
     const auto& ref = first_leaf(e);
-    const auto lowered = lower_as<S>(e, lowering<R, std::remove_cvref_t<decltype(ref)>>{to_dsizes<R>(dims), ref});
-    return lowered.binaryExpr(lowered.constant(S{}), first_operand_functor{});
+    const lowering<R, std::remove_cvref_t<decltype(ref)>, layout> low{to_dsizes<R>(dims), ref};
+    // The constant is of the result's shape, made over one broadcast operand (a small type, unlike the
+    // lowered expression's).
+    const auto shape_of_result = broadcast_operand<layout>(ref, low.dims);
+    using R0 = std::remove_const_t<typename Eigen::internal::traits<decltype(shape_of_result)>::Scalar>;
+    return lower_as<S>(e, low).binaryExpr(shape_of_result.constant(R0{}), first_operand_functor{});
 }
 } // namespace detail
 

@@ -114,6 +114,21 @@ template <class X>
     requires eigen_dense<X>
 struct writable_view<X> : std::bool_constant<(static_cast<unsigned>(X::Flags) & Eigen::LvalueBit) != 0> {};
 
+template <class P, int O, template <class> class MP>
+struct writable_view<Eigen::TensorMap<P, O, MP>>
+    : std::bool_constant<!std::is_const_v<P> && !std::is_const_v<typename Eigen::internal::traits<P>::Scalar>> {};
+
+/// Whether an object owns its elements (a Tensor, a Dense Array or Matrix): a const one is read-only.
+template <class X>
+struct owns_its_elements : std::false_type {};
+template <class S, int N, int O, class I>
+struct owns_its_elements<Eigen::Tensor<S, N, O, I>> : std::true_type {};
+template <class X>
+    requires eigen_dense<X>
+struct owns_its_elements<X> : std::bool_constant<std::is_base_of_v<Eigen::PlainObjectBase<X>, X>> {};
+template <class X>
+inline constexpr bool owns_its_elements_v = owns_its_elements<std::remove_cvref_t<X>>::value;
+
 template <class X>
 using view_scalar_t = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<X>>::Scalar>;
 

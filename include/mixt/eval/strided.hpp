@@ -68,14 +68,18 @@ void fill_value(T* out, index_t n, const T& v) {
         std::conditional_t<sizeof(T) == 2, std::uint16_t,
                            std::conditional_t<sizeof(T) == 4, std::uint32_t,
                                               std::conditional_t<sizeof(T) == 8, std::uint64_t, void>>>>;
-    if constexpr (std::is_void_v<bits> || !std::is_trivially_copyable_v<T>) {
-        std::fill_n(out, n, v);
-    } else {
-        bits b;
+#if defined(__GNUC__)
+    if constexpr (!std::is_void_v<bits> && std::is_trivially_copyable_v<T>) {
+        // may_alias: the stage holds T objects, written here through integers and read back as T.
+        typedef bits alias_bits __attribute__((__may_alias__));
+        alias_bits b;
         std::memcpy(&b, &v, sizeof b);
-        bits* o = reinterpret_cast<bits*>(out);
+        alias_bits* o = reinterpret_cast<alias_bits*>(out);
         for (index_t i = 0; i < n; ++i) o[i] = b;
+        return;
     }
+#endif
+    std::fill_n(out, n, v);
 }
 
 /// Copies `rows` rows of `cols` elements, rows `row_stride` and elements `stride` apart from src, to out
@@ -113,7 +117,16 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_el
     const index_t n = s.inner();
     // A short innermost dimension runs several rows at a time where the destination is contiguous across
     // them; an operand is then in place if it is too, else staged row by row.
-    const bool fold = rk >= 2 && n < short_run && s.strides[0][rk - 1] == 1 && s.strides[0][rk - 2] == n;
+    // As many rows as a stage holds, a multiple of the rows that make 64 elements where that fits, so that
+    // every run but the last of a row group is whole batches (no partial batch per run).
+    index_t fold_rows = 1;
+    if (rk >= 2 && n < short_run && s.strides[0][rk - 1] == 1 && s.strides[0][rk - 2] == n && n > 0) {
+        const index_t whole = 64 / std::gcd(n, index_t{64});
+        fold_rows = stage / n;
+        if (fold_rows >= whole) fold_rows -= fold_rows % whole;
+        fold_rows = std::min(fold_rows, s.dims[rk - 2]);
+    }
+    const bool fold = fold_rows >= 2;
     bool staged = false;
     for (std::size_t k = 0; k < M; ++k) {
         out.direct[k] = s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
@@ -121,12 +134,7 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_el
     }
     run_plan& p = out.plan;
     if (fold) {
-        // As many rows as a stage holds, a multiple of the rows that make 64 elements where that fits, so
-        // that every run but the last of a row group is whole batches (no partial batch per run).
-        const index_t whole = 64 / std::gcd(n, index_t{64});
-        index_t rows = stage / n;
-        if (rows >= whole) rows -= rows % whole;
-        p.rows = std::max<index_t>(1, std::min(rows, s.dims[rk - 2]));
+        p.rows = fold_rows;
         p.row_groups = (s.dims[rk - 2] + p.rows - 1) / p.rows;
         for (std::size_t d = 0; d + 2 < rk; ++d) p.outer *= s.dims[d];
         p.items = p.outer * p.row_groups;
