@@ -38,12 +38,6 @@
 
 namespace mixt::detail {
 
-template <class T>
-struct is_plain_tensor : std::false_type {};
-template <class S, int N, int O, class I>
-struct is_plain_tensor<Eigen::Tensor<S, N, O, I>> : std::true_type {};
-template <class P, int O, template <class> class MP>
-struct is_plain_tensor<Eigen::TensorMap<P, O, MP>> : std::true_type {};
 
 /// Whether the fused loop can evaluate an expression: every leaf is an array in memory (has_view_v).
 template <class E>

@@ -277,13 +277,6 @@ struct dense_operand {
 };
 } // namespace lowering_error
 
-template <class T>
-struct is_tensor_or_map : std::false_type {};
-template <class S, int N, int O, class I>
-struct is_tensor_or_map<Eigen::Tensor<S, N, O, I>> : std::true_type {};
-template <class P, int O, template <class> class MP>
-struct is_tensor_or_map<Eigen::TensorMap<P, O, MP>> : std::true_type {};
-
 /// What lowering needs besides the tree: the shape of the result, and an operand of the highest rank (`ref`),
 /// broadcast to it, to give literals a shape.
 template <int R, class Ref, int Layout>

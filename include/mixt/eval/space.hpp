@@ -78,12 +78,16 @@ shape_t<R> contiguous_strides(const shape_t<R>& dims, bool row_major) {
 
 // --- Views of Eigen objects ---------------------------------------------------------------------------------
 
-template <class X>
-struct has_view : std::false_type {};
+/// Whether X is a plain Eigen::Tensor or TensorMap (contiguous memory of its own shape).
+template <class T>
+struct is_tensor_or_map : std::false_type {};
 template <class S, int N, int O, class I>
-struct has_view<Eigen::Tensor<S, N, O, I>> : std::true_type {};
+struct is_tensor_or_map<Eigen::Tensor<S, N, O, I>> : std::true_type {};
 template <class P, int O, template <class> class MP>
-struct has_view<Eigen::TensorMap<P, O, MP>> : std::true_type {};
+struct is_tensor_or_map<Eigen::TensorMap<P, O, MP>> : std::true_type {};
+
+template <class X>
+struct has_view : is_tensor_or_map<X> {};
 template <Eigen::DenseIndex Dim, class X>
 struct has_view<Eigen::TensorChippingOp<Dim, X>> : has_view<std::remove_cvref_t<X>> {};
 template <class Start, class Sizes, class X>
