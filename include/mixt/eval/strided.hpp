@@ -59,47 +59,52 @@ Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p) {
     }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
 
-/// Writes n copies of v to out, as integers of v's width where there is one (the compiler vectorizes a fill of
-/// integers; a fill of Eigen::half or bfloat16 objects it leaves scalar).
-template <class T>
-void fill_value(T* out, index_t n, const T& v) {
-    using bits = std::conditional_t<
-        sizeof(T) == 1, std::uint8_t,
-        std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                           std::conditional_t<sizeof(T) == 4, std::uint32_t,
-                                              std::conditional_t<sizeof(T) == 8, std::uint64_t, void>>>>;
+/// N bytes as the widest unsigned integers that divide them, in a type that may alias any object: the stage
+/// copies move the operands' element objects as these and read them back as elements.
+template <std::size_t N>
+using element_word_t = std::conditional_t<
+    N % 8 == 0, std::uint64_t,
+    std::conditional_t<N % 4 == 0, std::uint32_t, std::conditional_t<N % 2 == 0, std::uint16_t, std::uint8_t>>>;
+template <std::size_t N>
+struct
 #if defined(__GNUC__)
-    if constexpr (!std::is_void_v<bits> && std::is_trivially_copyable_v<T>) {
-        // may_alias: the stage holds T objects, written here through integers and read back as T.
-        typedef bits alias_bits __attribute__((__may_alias__));
-        alias_bits b;
-        std::memcpy(&b, &v, sizeof b);
-        alias_bits* o = reinterpret_cast<alias_bits*>(out);
-        for (index_t i = 0; i < n; ++i) o[i] = b;
-        return;
-    }
+    __attribute__((__may_alias__))
 #endif
-    std::fill_n(out, n, v);
-}
+    element_bits {
+    element_word_t<N> w[N / sizeof(element_word_t<N>)];
+};
 
-/// Copies `rows` rows of `cols` elements, rows `row_stride` and elements `stride` apart from src, to out
-/// (contiguous); `Scatter` copies the other way.
-template <bool Scatter, class T>
-void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_stride, index_t stride) {
+/// Copies `rows` rows of `cols` elements of N bytes, rows `row_stride` and elements `stride` elements apart
+/// from src, to out (contiguous); `Scatter` copies the other way. A stride of 0 fills. The elements move as
+/// integers of their width (a fill or gather of integers vectorizes; one of Eigen::half objects stays scalar),
+/// and as such the function is compiled once per element size, not once per expression (MIXT_NOINLINE).
+template <bool Scatter, std::size_t N>
+MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, index_t cols, index_t row_stride,
+                                      index_t stride) {
+    using alias_u = element_bits<N>;
+    alias_u* const o0 = static_cast<alias_u*>(out);
+    alias_u* const s0 = static_cast<alias_u*>(const_cast<void*>(src));
     for (index_t r = 0; r < rows; ++r) {
-        T* o = out + r * cols;
-        const T* p = src + r * row_stride;
+        alias_u* o = o0 + r * cols;
+        alias_u* p = s0 + r * row_stride;
         if constexpr (Scatter) {
-            T* q = const_cast<T*>(p);
-            for (index_t j = 0; j < cols; ++j) q[j * stride] = o[j];
+            for (index_t j = 0; j < cols; ++j) p[j * stride] = o[j];
         } else if (stride == 0) {
-            fill_value(o, cols, *p);
+            const alias_u v = *p;
+            for (index_t j = 0; j < cols; ++j) o[j] = v;
         } else if (stride == 1) {
-            std::copy_n(p, cols, o);
+            std::memcpy(static_cast<void*>(o), static_cast<const void*>(p), static_cast<std::size_t>(cols) * N);
         } else {
             for (index_t j = 0; j < cols; ++j) o[j] = p[j * stride];
         }
     }
+}
+
+/// copy_strided_bytes for elements of type T (trivially copyable: every element type of mixt is).
+template <bool Scatter, class T>
+inline void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_stride, index_t stride) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    copy_strided_bytes<Scatter, sizeof(T)>(out, src, rows, cols, row_stride, stride);
 }
 
 /// How a space is cut into runs, and which operands are read (or written) in place: direct[k] for operand k

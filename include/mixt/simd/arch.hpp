@@ -38,6 +38,8 @@
 // MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp; a
 // comparison with a literal that does not fit, and the error paths of the checks before a write): never
 // inlined and laid out away from the hot code, so that the code calling it stays small.
+// MIXT_NOINLINE marks a helper that every expression type calls with the same arguments (the strided copies
+// of eval/strided.hpp): one out-of-line copy per translation unit instead of one inlined into every pass.
 // MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range_of): everything it calls is inlined into it, down
 // to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
 // translation unit. Left to them, GCC stopped inlining the kernel of `where(f32 > 0, f16, bf16)` into its
@@ -49,15 +51,19 @@
 // one. Clang's default contracts within one source expression only, which the loop's code never writes.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define MIXT_COLD __attribute__((cold, noinline))
+#define MIXT_NOINLINE __attribute__((noinline))
 #define MIXT_FLATTEN __attribute__((flatten, optimize("fp-contract=off")))
 #elif defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
+#define MIXT_NOINLINE __attribute__((noinline))
 #define MIXT_FLATTEN __attribute__((flatten))
 #elif defined(_MSC_VER)
 #define MIXT_COLD __declspec(noinline)
+#define MIXT_NOINLINE __declspec(noinline)
 #define MIXT_FLATTEN
 #else
 #define MIXT_COLD
+#define MIXT_NOINLINE
 #define MIXT_FLATTEN
 #endif
 
