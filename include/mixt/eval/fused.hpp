@@ -258,6 +258,10 @@ auto make_native_kernel(const node<Op, Cs...>& n) {
         auto k = make_kernel<J>(arr);
         return literal_compare_kernel<typename Op::fn, LC::literal_left, J, L, decltype(k)>::of(
             k, {lit.value, converted, literal_fits<J>(lit.value)});
+    } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
+        // cast<T>(x): the kernel of x converted to T, without an identity on top (the vector back ends have no
+        // identity of their own, and the scalar one round-trips f16/bf16 lanes through memory).
+        return make_kernel<boost::mp11::mp_at_c<typename N::operand_types, 0>>(std::get<0>(n.children));
     } else {
         using ops = typename N::operand_types;
         return [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -87,6 +87,11 @@ inline constexpr bool is_lane32_int_v =
     std::is_same_v<T, std::int32_t>;
 template <class T>
 inline constexpr bool is_lane64_int_v = std::is_same_v<T, std::uint64_t> || std::is_same_v<T, std::int64_t>;
+/// Whether every value of T is exactly an f16 and a bfloat16 (bool and the 8-bit integers): a conversion to
+/// either has nothing to round.
+template <class T>
+inline constexpr bool exact_in_half_v =
+    std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>;
 template <class T>
 inline constexpr bool is_f32_lane_v =
     std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> || std::is_same_v<T, float>;

@@ -350,7 +350,10 @@ __m256 to_f16_unrounded(const batch<From>& b) noexcept {
 // b converted to f16, as an f32 lane value.
 template <class From>
 __m256 to_f16(const batch<From>& b) noexcept {
-    return round_to_f16(to_f16_unrounded(b));
+    if constexpr (exact_in_half_v<From>)
+        return to_f16_unrounded(b); // every value of From is an f16: nothing to round
+    else
+        return round_to_f16(to_f16_unrounded(b));
 }
 
 // The same for bfloat16.
@@ -386,7 +389,10 @@ __m256 to_bf16_unrounded(const batch<From>& b) noexcept {
 // b converted to bfloat16, as an f32 lane value.
 template <class From>
 __m256 to_bf16(const batch<From>& b) noexcept {
-    return round_to_bf16(to_bf16_unrounded(b));
+    if constexpr (exact_in_half_v<From>)
+        return to_bf16_unrounded(b); // every value of From is a bfloat16: nothing to round
+    else
+        return round_to_bf16(to_bf16_unrounded(b));
 }
 
 template <class C>
