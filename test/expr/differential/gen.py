@@ -251,6 +251,7 @@ class Leaf:
     def __init__(self, idx, tag, plain):
         self.idx, self.tag, self.plain = idx, tag, plain
         self.reshaped = False
+        self.strided = False  # read through a strided view (set with the tree's shapes)
 
     def is_expr(self):  # a mixt expression (operators accept it)
         return not self.plain
@@ -468,6 +469,7 @@ class Generator:
         else:
             t['dst'], t['dst_map'] = rng.choice(dsts), rng.chance(0.5)
         t['to_eigen'] = tid % 8 == 0
+        self.shapes(t)
         for n in walk(root):
             if isinstance(n, Node):
                 self.op_count[op_key(self.lat, n.op, n.kids, n.cast_to)] += 1
@@ -487,6 +489,66 @@ class Generator:
             n = math.prod(d)
             if n % 8 != 0 and n <= 600:
                 return d
+
+    def shapes(self, t):
+        """Each leaf's shape and kind, from an RNG of their own (the tree itself does not change): three trees
+        in four broadcast (a leaf loses leading dimensions, or has size 1 where the others stretch; at least one
+        leaf does, leaf tid % leaves first, so that every operand position is broadcast in turn), a fifth of the
+        trees read one leaf through a strided view (`stride` or `slice` of a larger tensor), and a sixth assign
+        into a strided view of a larger destination."""
+        tid, dims, nleaves = t['id'], t['dims'], len(t['leaves'])
+        rng = Rng(self.seed * 0x2545F4914F6CDD1D + tid * 0x9E3779B97F4A7C15 + 7)
+        rank = len(dims)
+        leaf_dims = [list(dims) for _ in range(nleaves)]
+        used = sorted({n.idx for n in walk(t['root']) if isinstance(n, Leaf)})
+        if rank > 0 and tid % 4 != 0 and used:
+            turn = used[tid % len(used)]
+            for j in used:
+                d = list(dims)
+                if rng.chance(0.25) or (j == turn and rng.chance(0.3)):
+                    d = d[rng.int_between(1, rank):]
+                d = [1 if rng.chance(0.35) else x for x in d]
+                leaf_dims[j] = d
+            if leaf_dims[turn] == list(dims):  # make sure this leaf is broadcast
+                big = [k for k, x in enumerate(dims) if x > 1]
+                if big:
+                    leaf_dims[turn][rng.choice(big)] = 1
+                else:
+                    leaf_dims[turn] = leaf_dims[turn][1:]
+        # The result: the shapes of the leaves in the tree broadcast (aligned at the last dimension). A leaf the
+        # tree does not use (the harness still gets its values) has the result's shape.
+        out = list(dims)
+        if used:
+            out_rank = max(len(leaf_dims[j]) for j in used)
+            out = [1] * out_rank
+            for j in used:
+                d = leaf_dims[j]
+                for k, x in enumerate(d):
+                    o = out_rank - len(d) + k
+                    out[o] = max(out[o], x)
+        for j in range(nleaves):
+            if j not in used:
+                leaf_dims[j] = list(out)
+        t['leaf_dims'] = leaf_dims
+        t['out_dims'] = out
+        out_rank = len(out)
+        # A strided leaf: any leaf of rank >= 1 not read as an Eigen expression.
+        t['strided'] = {}
+        reshaped = {n.idx for n in walk(t['root']) if isinstance(n, Leaf) and n.reshaped}
+        cands = [j for j in used if len(leaf_dims[j]) > 0 and j not in reshaped]
+        if tid % 5 == 2 and cands:
+            j = rng.choice(cands)
+            d = leaf_dims[j]
+            axis = rng.below(len(d))
+            if rng.chance(0.5):
+                step = rng.int_between(2, 3)
+                big = [x * step if k == axis else x for k, x in enumerate(d)]
+                t['strided'][j] = ('stride', big, [step if k == axis else 1 for k in range(len(d))])
+            else:
+                off = rng.int_between(1, 3)
+                big = [x + off + rng.below(3) if k == axis else x for k, x in enumerate(d)]
+                t['strided'][j] = ('slice', big, [off if k == axis else 0 for k in range(len(d))])
+        t['strided_dst'] = tid % 6 == 1 and out_rank > 0 and not t['dst_map']
 
     def new_leaf(self, plain):
         rng = self.rng
@@ -697,7 +759,7 @@ def cpp_expr(n):
     if isinstance(n, Leaf):
         # An Eigen expression as a leaf (not contiguous memory): evaluation takes the lowering to Eigen.
         x = f't{n.idx}.reshape(t{n.idx}.dimensions())' if n.reshaped else f't{n.idx}'
-        return x if n.plain else f'mixt::lazy({x})'
+        return x if n.plain and not n.strided else f'mixt::lazy({x})'
     if isinstance(n, (Lit, Strong)):
         return n.spelling
     arity, spelling, form = OPS[n.op]
@@ -747,16 +809,32 @@ def ref_text(n):
 def emit_tree(t):
     root = t['root']
     tid = t['id']
-    rank = t['rank']
-    dims = ', '.join(str(d) for d in t['dims'])
-    lines = [f'// tree {tid}: height {height(root)}, rank {rank}, dims [{dims}], {t["layout"]}',
+    for n in walk(root):
+        if isinstance(n, Leaf):
+            n.strided = n.idx in t['strided']
+
+    def arr(xs):
+        return f'std::array<Eigen::Index, {len(xs)}>{{{", ".join(str(x) for x in xs)}}}'
+
+    shapes = ' '.join('[' + ', '.join(str(x) for x in d) + ']' for d in t['leaf_dims'])
+    out = ', '.join(str(d) for d in t['out_dims'])
+    lines = [f'// tree {tid}: height {height(root)}, rank {len(t["out_dims"])}, dims [{out}], {t["layout"]}; '
+             f'leaves {shapes}',
              f'TEST(expr_differential, tree_{tid:04d}) {{',
              f'    static constexpr mixt_test::diff::tree_case c{{{tid}, R"mixt({ref_text(root)})mixt",',
              f'        R"mixt({cpp_expr(root)})mixt",',
-             f'        "{root.tag}", {"true" if t["overflow"] else "false"}}};',
-             f'    const std::array<Eigen::Index, {rank}> dims{{{dims}}};']
+             f'        "{root.tag}", {"true" if t["overflow"] else "false"}}};']
     for i, tag in enumerate(t['leaves']):
-        lines.append(f'    const auto t{i} = mixt_test::diff::make_leaf<{CPP[tag]}, {t["layout"]}>(dims, c.id, {i});')
+        make = f'mixt_test::diff::make_leaf<{CPP[tag]}, {t["layout"]}>'
+        if i in t['strided']:
+            how, big, arg = t['strided'][i]
+            lines.append(f'    const auto b{i} = {make}({arr(big)}, c.id, {i});')
+            if how == 'stride':
+                lines.append(f'    const auto t{i} = b{i}.stride({arr(arg)});')
+            else:
+                lines.append(f'    const auto t{i} = b{i}.slice({arr(arg)}, {arr(t["leaf_dims"][i])});')
+        else:
+            lines.append(f'    const auto t{i} = {make}({arr(t["leaf_dims"][i])}, c.id, {i});')
     lines.append(f'    auto e = {cpp_expr(root)};')
     lines.append(f'    static_assert(std::is_same_v<mixt::value_t<decltype(e)>, {CPP[mat(root.tag)]}>, '
                  f'"tree {tid}: value type");')
@@ -764,7 +842,8 @@ def emit_tree(t):
                  f'"tree {tid}: lattice node");')
     views = ', '.join(f'mixt_test::diff::view(t{i})' for i in range(len(t['leaves'])))
     flags = ' | '.join(f for f, on in (('mixt_test::diff::use_map', t['dst_map']),
-                                       ('mixt_test::diff::use_to_eigen', t['to_eigen'])) if on) or '0'
+                                       ('mixt_test::diff::use_to_eigen', t['to_eigen']),
+                                       ('mixt_test::diff::use_strided_dst', t['strided_dst'])) if on) or '0'
     lines.append(f'    mixt_test::diff::check<{CPP[t["dst"]]}, {flags}>(c, e, {{{views}}});')
     lines.append('}')
     return '\n'.join(lines)
@@ -835,7 +914,27 @@ def coverage(trees, gen):
                 lits['strong scalar'] += 1
             elif isinstance(n, Leaf) and n.reshaped:
                 lits['Eigen expression leaf'] += 1
-    missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights) for k, v in d.items() if v == 0]
+    shapes = {'broadcast trees': 0, 'leaf of lower rank': 0, 'leaf stretched along a size-1 axis': 0,
+              'broadcast leaf at position 0': 0, 'broadcast leaf at position 1': 0, 'broadcast leaf at position 2': 0,
+              'stride leaf': 0, 'slice leaf': 0, 'strided destination': 0}
+    for t in trees:
+        out = t['out_dims']
+        bc = False
+        used = sorted({n.idx for n in walk(t['root']) if isinstance(n, Leaf)})
+        for j in used:
+            d = t['leaf_dims'][j]
+            lower = len(d) < len(out)
+            stretched = any(x == 1 and out[len(out) - len(d) + k] > 1 for k, x in enumerate(d))
+            shapes['leaf of lower rank'] += lower
+            shapes['leaf stretched along a size-1 axis'] += stretched
+            if (lower or stretched) and j < 3:
+                shapes[f'broadcast leaf at position {j}'] += 1
+            bc = bc or lower or stretched
+        shapes['broadcast trees'] += bc
+        for how, _, _ in t['strided'].values():
+            shapes[f'{how} leaf'] += 1
+        shapes['strided destination'] += t['strided_dst']
+    missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights, shapes) for k, v in d.items() if v == 0]
     if missing:
         sys.exit(f'gen.py: not covered: {missing}')
     same = sum(t['dst'] == mat(t['root'].tag) and not t['dst_map'] for t in trees)
@@ -848,7 +947,8 @@ def coverage(trees, gen):
            f'dtype {other}, into a TensorMap {maps}; mixt::to_eigen {lowered}; with an Eigen expression leaf '
            f'(lowered path) {expr_leaf}']
     for name, d in (('operations', ops), ('leaf dtypes', leaf_dtypes), ('node results', results),
-                    ('literals and other operands', lits), ('cast targets', casts), ('ranks', ranks), ('heights', heights)):
+                    ('literals and other operands', lits), ('cast targets', casts), ('ranks', ranks), ('heights', heights),
+                    ('shapes', shapes)):
         out.append(f'{name}: ' + ', '.join(f'{k} {v}' for k, v in d.items()))
     return '\n'.join(out) + '\n'
 

@@ -3,12 +3,14 @@
 
 #include "harness.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -296,12 +298,66 @@ std::vector<ref::scalar> random_values(mixt::dtype d, std::size_t n, std::uint64
     return v;
 }
 
-void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outcome& out) {
+std::vector<Eigen::Index> broadcast_dims(const std::vector<leaf_view>& leaves) {
+    std::size_t rank = 0;
+    for (const auto& l : leaves) rank = std::max(rank, l.dims.size());
+    std::vector<Eigen::Index> out(rank, 1);
+    for (const auto& l : leaves) {
+        const std::size_t lead = rank - l.dims.size();
+        for (std::size_t k = 0; k < l.dims.size(); ++k) {
+            Eigen::Index& o = out[lead + k];
+            const Eigen::Index d = l.dims[k];
+            if (d == o || d == 1) continue;
+            if (o != 1) throw std::invalid_argument("broadcast_dims: the leaves' shapes do not broadcast");
+            o = d;
+        }
+    }
+    return out;
+}
+
+namespace {
+/// Leaf `l`'s values at every element of the result of shape `out` (in the layout's order): a leaf of lower
+/// rank is aligned at the last dimension, and a dimension of size 1 repeats its element.
+leaf_view expand(const leaf_view& l, const std::vector<Eigen::Index>& out, bool row_major) {
+    const std::size_t rank = out.size(), lead = rank - l.dims.size();
+    std::size_t n = 1;
+    for (const auto d : out) n *= static_cast<std::size_t>(d);
+    // The leaf's own strides in elements, per result dimension (0 where it is stretched or absent).
+    std::vector<std::size_t> stride(rank, 0);
+    std::size_t s = 1;
+    for (std::size_t j = 0; j < l.dims.size(); ++j) {
+        const std::size_t k = row_major ? l.dims.size() - 1 - j : j; // from the fastest-varying dimension
+        if (l.dims[k] != 1) stride[lead + k] = s;
+        s *= static_cast<std::size_t>(l.dims[k]);
+    }
+    leaf_view e{l.type, {}, out};
+    e.values.reserve(n);
+    std::vector<Eigen::Index> idx(rank, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t at = 0;
+        for (std::size_t k = 0; k < rank; ++k) at += static_cast<std::size_t>(idx[k]) * stride[k];
+        e.values.push_back(l.values.at(at));
+        // The next index in the layout's order.
+        for (std::size_t j = 0; j < rank; ++j) {
+            const std::size_t k = row_major ? rank - 1 - j : j;
+            if (++idx[k] < out[k]) break;
+            idx[k] = 0;
+        }
+    }
+    return e;
+}
+} // namespace
+
+void verify(const tree_case& c, const std::vector<leaf_view>& given, const outcome& out) {
     const std::string what = "tree " + std::to_string(c.id) + ": " + c.expr + "\n  reference form: " + c.ref;
     SCOPED_TRACE(what);
     ++totals.trees;
 
     ref::node root = ref::parse(c.ref);
+    // Every leaf's values at every element of the broadcast result.
+    const std::vector<Eigen::Index> shape = broadcast_dims(given);
+    std::vector<leaf_view> leaves;
+    for (const auto& l : given) leaves.push_back(expand(l, shape, out.row_major));
     std::vector<dtype> leaf_dtypes;
     for (const auto& l : leaves) leaf_dtypes.push_back(l.type);
     std::vector<ref::overflow> overflows;

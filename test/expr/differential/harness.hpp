@@ -41,6 +41,7 @@ struct tree_case {
 enum flags : unsigned {
     use_map = 1,      ///< assign into a TensorMap over a buffer (else into an Eigen::Tensor)
     use_to_eigen = 2, ///< also evaluate `Eigen::Tensor r = mixt::to_eigen(e)`
+    use_strided_dst = 4, ///< assign into every other element (along dimension 0) of a larger tensor
 };
 
 /// The element values of a leaf, for the reference, with its dimensions.
@@ -64,8 +65,13 @@ struct outcome {
     mixt::dtype value_dtype; ///< mixt's value_t
     mixt::dtype tag;         ///< mixt's tag_t
     mixt::dtype dst_dtype;   ///< the dtype assign wrote into
+    bool row_major;          ///< the expression's layout (how the leaves' elements map to the result's)
     run eval, assign, lowered;
 };
+
+/// The leaves' shapes broadcast as NumPy's (aligned at their last dimension, size 1 stretching), computed
+/// here independently of mixt; throws std::invalid_argument where they do not broadcast.
+std::vector<Eigen::Index> broadcast_dims(const std::vector<leaf_view>& leaves);
 
 /// `n` random values of dtype `d`, edge values included (0, -1, min, max, NaN, infinities, -0, subnormals, ...).
 std::vector<ref::scalar> random_values(mixt::dtype d, std::size_t n, std::uint64_t seed);
@@ -102,6 +108,15 @@ leaf_view view(const Eigen::Tensor<T, R, Layout>& t) {
     return v;
 }
 
+/// The values of a leaf that is an Eigen view (`stride`, `slice`), materialized by Eigen itself.
+template <class X>
+leaf_view view(const X& x) {
+    using traits = Eigen::internal::traits<X>;
+    using T = std::remove_const_t<typename traits::Scalar>;
+    const Eigen::Tensor<T, traits::NumDimensions, traits::Layout> m = x;
+    return view(m);
+}
+
 template <class Tensor>
 std::vector<Eigen::Index> dims_of(const Tensor& t) {
     std::vector<Eigen::Index> d;
@@ -117,10 +132,12 @@ void check(const tree_case& c, const E& e, std::initializer_list<leaf_view> leaf
     constexpr int rank = X::rank;
     constexpr int layout = X::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor;
     const std::vector<leaf_view> leaves(leaf_list);
-    outcome out{mixt::dtype_of_v<V>, mixt::tag_t<E>::value, mixt::dtype_of_v<D>, {}, {}, {}};
+    outcome out{mixt::dtype_of_v<V>, mixt::tag_t<E>::value, mixt::dtype_of_v<D>, layout == Eigen::RowMajor, {}, {}, {}};
 
+    const std::vector<Eigen::Index> shape = broadcast_dims(leaves);
+    ASSERT_EQ(shape.size(), static_cast<std::size_t>(rank)) << "the leaves' shapes broadcast to another rank";
     std::array<Eigen::Index, rank> dims{};
-    for (int k = 0; k < rank; ++k) dims[static_cast<std::size_t>(k)] = leaves.front().dims[static_cast<std::size_t>(k)];
+    for (int k = 0; k < rank; ++k) dims[static_cast<std::size_t>(k)] = shape[static_cast<std::size_t>(k)];
     Eigen::Index size = 1;
     for (const auto d : dims) size *= d;
     const auto n = static_cast<std::size_t>(size);
@@ -139,9 +156,52 @@ void check(const tree_case& c, const E& e, std::initializer_list<leaf_view> leaf
     const std::vector<ref::scalar> before = random_values(mixt::dtype_of_v<D>, n, leaf_seed(c.id, 99));
     const auto buffer = std::make_unique<D[]>(n); // not std::vector: vector<bool> has no data()
     fill(buffer.get(), before);
-    out.assign.how = (Flags & use_map) != 0 ? "mixt::assign(TensorMap, e)" : "mixt::assign(Tensor, e)";
+    out.assign.how = (Flags & use_map) != 0          ? "mixt::assign(TensorMap, e)"
+                     : (Flags & use_strided_dst) != 0 ? "mixt::assign(big.stride({2, 1, ...}), e)"
+                                                      : "mixt::assign(Tensor, e)";
     try {
-        if constexpr ((Flags & use_map) != 0) {
+        if constexpr ((Flags & use_strided_dst) != 0 && rank > 0) {
+            // Every other element along dimension 0 of a tensor twice as long there; the others must keep
+            // their values.
+            std::array<Eigen::Index, rank> big_dims = dims, steps{};
+            big_dims[0] *= 2;
+            steps.fill(1);
+            steps[0] = 2;
+            Eigen::Tensor<D, rank, layout> big(big_dims);
+            const std::vector<ref::scalar> around =
+                random_values(mixt::dtype_of_v<D>, static_cast<std::size_t>(big.size()), leaf_seed(c.id, 98));
+            fill(big.data(), around);
+            {
+                // The elements of the view get `before`, as the other destinations do.
+                Eigen::TensorMap<Eigen::Tensor<D, rank, layout>> staged(buffer.get(), dims);
+                big.stride(steps) = staged;
+            }
+            const Eigen::Tensor<D, rank, layout> kept = big;
+            // What the view holds after assign (also when it threw), and the elements between it (odd index 0),
+            // which must keep their values.
+            const auto collect = [&] {
+                const Eigen::Tensor<D, rank, layout> written = big.stride(steps);
+                out.assign.dims = dims_of(written);
+                std::copy(written.data(), written.data() + size, buffer.get());
+                std::array<Eigen::Index, rank> offsets{};
+                offsets[0] = 1;
+                std::array<Eigen::Index, rank> extents = big_dims;
+                extents[0] -= 1;
+                const Eigen::Tensor<D, rank, layout> now = big.slice(offsets, extents).stride(steps);
+                const Eigen::Tensor<D, rank, layout> then = kept.slice(offsets, extents).stride(steps);
+                if (std::memcmp(static_cast<const void*>(now.data()), static_cast<const void*>(then.data()),
+                                static_cast<std::size_t>(now.size()) * sizeof(D)) != 0)
+                    ADD_FAILURE() << "tree " << c.id << ": mixt::assign into a strided view wrote between its elements";
+            };
+            auto view_of_big = big.stride(steps);
+            try {
+                mixt::assign(view_of_big, e);
+            } catch (...) {
+                collect();
+                throw;
+            }
+            collect();
+        } else if constexpr ((Flags & use_map) != 0) {
             Eigen::TensorMap<Eigen::Tensor<D, rank, layout>> dst(buffer.get(), dims);
             mixt::assign(dst, e);
             out.assign.dims = dims_of(dst);
