@@ -23,7 +23,7 @@ using namespace mixt_suite;
 
 bool for_each_group(action a, index_t n) {
     bool ok = true;
-    for (auto* group : {group_1, group_2, group_3, stream}) ok = group(a, n) && ok;
+    for (auto* group : {group_1, group_2, group_3, group_4, stream}) ok = group(a, n) && ok;
     if (a != action::register_benchmarks) ok = shapes(a, n) && ok;
     return ok;
 }

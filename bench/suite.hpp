@@ -83,6 +83,7 @@ enum class action { describe, register_benchmarks, check };
 bool group_1(action a, index_t n); // E1-E4
 bool group_2(action a, index_t n); // E5-E8
 bool group_3(action a, index_t n); // E9-E12
+bool group_4(action a, index_t n); // E13-E14
 bool stream(action a, index_t n);  // stream_copy, stream_triad
 bool shapes(action a, index_t n);  // B1-B6, at their full sizes (registered once, not per size)
 // mixt/bench.hpp itself on expressions the suite does not cover (bench/header_check.cpp).
