@@ -8,7 +8,8 @@
 #       defaults, for the tests of those variants (eval/streaming_test.cpp, eval/fused_test.cpp).
 #   mixt_add_header_check(<target> <include_dir> [LIBRARIES <lib>...])
 #       An OBJECT library (part of ALL) compiling each header on its own, twice.
-#   mixt_expect_compile_fail(<name> CODE <code> | FILE <file> REGEX <regex> [LIBRARIES ...])
+#   mixt_expect_compile_fail(<name> CODE <code> | FILE <file> REGEX <regex> [MAX_ERRORS <n>] [MAX_LINES <n>]
+#                            [LIBRARIES ...])
 #       ctest test compile_fail.<name>: passes only if the snippet fails to
 #       compile AND the compiler output matches <regex> (mixt's own message).
 #   mixt_expect_compiles(<name> CODE <code> | FILE <file> [LIBRARIES ...])
@@ -134,6 +135,15 @@ function(_mixt_compile_case kind name)
   endif()
   target_precompile_headers(${target} REUSE_FROM mixt_compile_case_pch)
 
+  # A failing case allows one error (mixt's, the first) and MAX_LINES lines of diagnostics (default 40), unless
+  # it says otherwise (expect_build.cmake).
+  set(bounds "")
+  if(DEFINED arg_MAX_ERRORS)
+    string(APPEND bounds "set(MIXT_MAX_ERRORS ${arg_MAX_ERRORS})\n")
+  endif()
+  if(DEFINED arg_MAX_LINES)
+    string(APPEND bounds "set(MIXT_MAX_LINES ${arg_MAX_LINES})\n")
+  endif()
   # The regex goes through a file: no quoting trouble on the command line.
   set(params "${dir}/${name}.cmake")
   if(kind STREQUAL "compile_fail")
@@ -142,7 +152,7 @@ function(_mixt_compile_case kind name)
     set(expect success)
   endif()
   _mixt_write_if_different("${params}"
-    "set(MIXT_EXPECT ${expect})\nset(MIXT_TARGET ${target})\nset(MIXT_SOURCE [==[${source}]==])\nset(MIXT_REGEX [==[${arg_REGEX}]==])\n")
+    "set(MIXT_EXPECT ${expect})\nset(MIXT_TARGET ${target})\nset(MIXT_SOURCE [==[${source}]==])\nset(MIXT_REGEX [==[${arg_REGEX}]==])\n${bounds}")
 
   add_test(NAME ${kind}.${name}
     COMMAND ${CMAKE_COMMAND}
@@ -159,7 +169,7 @@ function(_mixt_compile_case kind name)
 endfunction()
 
 function(mixt_expect_compile_fail name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "CODE;FILE;REGEX" "LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "CODE;FILE;REGEX;MAX_ERRORS;MAX_LINES" "LIBRARIES")
   _mixt_compile_case(compile_fail ${name})
 endfunction()
 

@@ -65,7 +65,7 @@ _mixt_expr_case(expr.array_api_has_no_f16
 _mixt_expr_case(expr.two_policies
   "auto e = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy<mixt::policy::jax>(t<float>);"
   "mixt: an expression mixes two promotion policies"
-  "common_policy<mixt::policy::jax_x32, mixt::policy::jax")
+  "two_policies_in_one_expression<mixt::policy::jax_x32, mixt::policy::jax")
 _mixt_expr_case(expr.whole_expression_policy_over_another
   "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy<mixt::policy::jax>(t<float>) + mixt::lazy(t<float>));"
   "mixt: an expression mixes two promotion policies"

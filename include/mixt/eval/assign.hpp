@@ -48,7 +48,7 @@ struct not_implicitly_convertible {
                   "mixt: assign: the expression's dtype does not promote implicitly to the destination's dtype under "
                   "this policy (they are the arguments of the template being instantiated); write "
                   "mixt::assign(dst, mixt::cast<T>(e)) to convert explicitly");
-    static constexpr bool value = false;
+    using type = void;
 };
 template <class ExprDtype, class ResultDtype, class Policy>
 struct not_implicitly_evaluable {
@@ -56,7 +56,7 @@ struct not_implicitly_evaluable {
                   "mixt: eval<T>: the expression's dtype does not promote implicitly to T under this policy (they are "
                   "the arguments of the template being instantiated); write mixt::eval<T>(mixt::cast<T>(e)) to "
                   "convert explicitly");
-    static constexpr bool value = false;
+    using type = void;
 };
 } // namespace assignment_error
 
@@ -70,6 +70,16 @@ constexpr bool assignable() {
 }
 template <class Policy, class From, class To, bool Ok = assignable<Policy, From, To>()>
 struct check_assignable : std::true_type {};
+// Whether D can be written: a view that is writable, or anything else (the other checks of assign).
+template <class D>
+constexpr bool writable_destination() {
+    if constexpr (has_view_v<D>)
+        return writable_view<D>::value;
+    else
+        return true;
+}
+template <class D>
+inline constexpr bool writable_destination_v = writable_destination<D>();
 template <class Policy, class From, class To>
 struct check_assignable<Policy, From, To, false> : assignment_error::not_implicitly_convertible<From, To, Policy> {};
 template <class Policy, class From, class To, bool Ok = assignable<Policy, From, To>()>
@@ -437,12 +447,24 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
                   "mixt: assign: the destination's rank differs from the expression's");
     static_assert(Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout,
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
-    static_assert(detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::value);
+    // Instantiated for its error only (the static_assert inside it): no second error after mixt's message.
+    static_assert(sizeof(typename detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::type*) > 0);
     static_assert(!(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>),
                   "mixt: assign: the destination is read-only (a const tensor or Dense object)");
-    if constexpr (detail::has_view_v<D>) {
+    if constexpr (detail::has_view_v<D>)
         static_assert(detail::writable_view<D>::value,
                       "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
+    // After an error above, nothing below is compiled (it would only add errors of its own).
+    constexpr bool valid = Ex::rank == detail::array_traits<D>::rank &&
+                           (Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout) &&
+                           detail::assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>() &&
+                           !(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>) &&
+                           detail::writable_destination_v<D>;
+    if constexpr (!valid) {
+        (void)dst;
+        (void)e;
+        (void)device;
+    } else if constexpr (detail::has_view_v<D>) {
         if constexpr (detail::flat_candidate_v<D, E>) {
             if (detail::same_shape_leaves(dst, e)) {
                 detail::check_flat(dst, e, "assign");
@@ -473,7 +495,7 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             check_literals(e);
         }
     }
-    detail::run_checked(dst, e, device);
+    if constexpr (valid) detail::run_checked(dst, e, device);
 }
 
 /// Evaluates `e` into a new array of `value_t<E>`, in one pass: an Eigen::Tensor of the broadcast shape, or,
@@ -493,8 +515,11 @@ template <class T, class E, class Device = Eigen::DefaultDevice>
 detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
-    static_assert(detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::value);
-    return detail::eval_into_new<detail::eval_result_t<T, E>>(e, device);
+    static_assert(sizeof(typename detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::type*) > 0);
+    if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>())
+        return detail::eval_into_new<detail::eval_result_t<T, E>>(e, device);
+    else
+        return detail::eval_result_t<T, E>{}; // after the error above: nothing else to report
 }
 
 } // namespace mixt

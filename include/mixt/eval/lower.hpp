@@ -274,8 +274,28 @@ struct dense_operand {
                   "tensors; a Dense operand (the argument of the template being instantiated) is evaluated by "
                   "mixt::eval and mixt::assign on the CPU; for the rest, wrap its memory in an Eigen::TensorMap");
     static constexpr bool value = false;
+    using type = void;
 };
 } // namespace lowering_error
+
+/// The Eigen type of the first leaf of E that is a Dense object, void if none is.
+template <class E>
+struct first_dense_leaf {
+    using type = void;
+};
+template <class P, class X>
+    requires eigen_dense<std::remove_cvref_t<X>>
+struct first_dense_leaf<leaf<P, X>> {
+    using type = std::remove_cvref_t<X>;
+};
+template <class Op, class... Cs>
+struct first_dense_leaf<node<Op, Cs...>> {
+    using type = boost::mp11::mp_front<boost::mp11::mp_push_back<
+        boost::mp11::mp_remove<boost::mp11::mp_list<typename first_dense_leaf<std::remove_cvref_t<Cs>>::type...>, void>,
+        void>>;
+};
+template <class E>
+using first_dense_leaf_t = typename first_dense_leaf<std::remove_cvref_t<E>>::type;
 
 /// What lowering needs besides the tree: the shape of the result, and an operand of the highest rank (`ref`),
 /// broadcast to it, to give literals a shape.
@@ -435,9 +455,15 @@ auto lower_to(const E& e, const shape_t<R>& dims) {
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    const auto dims = detail::broadcast_shape(e, "to_eigen");
-    check_literals(e);
-    return detail::lower_to<value_t<E>>(e, dims);
+    if constexpr (!std::is_void_v<detail::first_dense_leaf_t<E>>) {
+        // Stops here, before anything is lowered: mixt's message and no other error.
+        static_assert(sizeof(typename detail::lowering_error::dense_operand<detail::first_dense_leaf_t<E>>::type*) > 0);
+        return 0;
+    } else {
+        const auto dims = detail::broadcast_shape(e, "to_eigen");
+        check_literals(e);
+        return detail::lower_to<value_t<E>>(e, dims);
+    }
 }
 
 } // namespace mixt

@@ -119,7 +119,8 @@ struct leaf : expression<leaf<Policy, E>> {
     static_assert(is_storage_type_v<value_type>,
                   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes (bool, the fixed-width "
                   "integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>)");
-    using tag = tag_of_t<value_type>;
+    // (f32 for a scalar type that is not a dtype, so that nothing else fails after the message above)
+    using tag = tag_of_t<std::conditional_t<is_storage_type_v<value_type>, value_type, float>>;
     static constexpr int rank = detail::array_traits<eigen_type>::rank;
     static constexpr int layout = detail::array_traits<eigen_type>::layout;
     E x;
@@ -148,18 +149,44 @@ struct scalar : expression<scalar<T>> {
     T value;
 };
 
+namespace policy_error {
+/// The error of an expression whose operands have different policies (the template's arguments).
+template <class... Policies>
+struct two_policies_in_one_expression {
+    static_assert(sizeof...(Policies) == 0,
+                  "mixt: an expression mixes two promotion policies; choose one (mixt::lazy<Policy>(x) on every "
+                  "leaf, or cast explicitly)");
+    using type = void;
+};
+} // namespace policy_error
+
 namespace detail {
+// The policy of a node: its operands' one policy (void where none has one). Two policies are an error,
+// reported by a template of its own; the node then takes the first, so that nothing else fails after it
+// (Clang gives every member of a template whose instantiation failed the type int).
 template <class... Ps>
 struct common_policy {
     using non_void = boost::mp11::mp_remove<boost::mp11::mp_unique<boost::mp11::mp_list<Ps...>>, void>;
-    static_assert(boost::mp11::mp_size<non_void>::value <= 1,
-                  "mixt: an expression mixes two promotion policies; choose one (mixt::lazy<Policy>(x) on every "
-                  "leaf, or cast explicitly)");
+    using check = typename std::conditional_t<(boost::mp11::mp_size<non_void>::value <= 1), std::type_identity<void>,
+                                              boost::mp11::mp_rename<non_void, policy_error::two_policies_in_one_expression>>::type;
     using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<non_void>::value, void, boost::mp11::mp_front,
                                            non_void>;
 };
 template <class... Ps>
 using common_policy_t = typename common_policy<Ps...>::type;
+
+/// A rule's error (a template to instantiate: its `type` stops compilation with mixt's message), or none.
+template <class Rule>
+struct rule_error {
+    using type = std::type_identity<void>;
+};
+template <class Rule>
+    requires requires { typename Rule::error; }
+struct rule_error<Rule> {
+    using type = typename Rule::error;
+};
+template <class Rule>
+using rule_error_t = typename rule_error<Rule>::type;
 
 template <class P>
 using policy_or_default = std::conditional_t<std::is_void_v<P>, default_policy, P>;
@@ -263,8 +290,13 @@ struct check_typed_alike<Policy, node<Op, Cs...>> {
 
 template <class Op, class... Cs>
 struct node : expression<node<Op, Cs...>> {
+    // Two policies are reported here, not inside the alias below (Clang makes an alias whose substitution
+    // failed int, and errors follow).
+    using policy_check = typename detail::common_policy<typename std::remove_cvref_t<Cs>::policy...>::check;
     using policy = detail::common_policy_t<typename std::remove_cvref_t<Cs>::policy...>;
     using rule = typename Op::template rule<detail::policy_or_default<policy>, typename std::remove_cvref_t<Cs>::tag...>;
+    // The rule's error, where the operation is not defined for its operands (rules.hpp, defined_join).
+    using rule_check = typename detail::rule_error_t<rule>::type;
     using tag = typename rule::result;
     using value_type = result_storage_t<tag, detail::policy_or_default<policy>>;
     /// The C++ types the children's values are converted to before `Op::fn` runs.

@@ -98,6 +98,11 @@ struct not_defined_for_dtype {
                                           "cast first with mixt::cast<T>(x)");
     using type = void;
 };
+template <class Operation, class... Nodes>
+struct not_a_built_in_dtype {
+    static_assert(sizeof(Operation) == 0, "mixt: expressions compute on built-in dtypes only");
+    using type = void;
+};
 } // namespace operation_error
 
 namespace op {
@@ -158,24 +163,32 @@ constexpr op::verdict join_verdict() {
         return kind_verdict<Allowed, join_t<Policy, Nodes...>>();
 }
 
-// The join of `Nodes` where the verdict `V` is `defined`. Elsewhere compilation stops here, with the error
-// for V's reason, and the node is void (so that the rest of the rule adds no errors of its own).
+// The join of `Nodes` where the verdict `V` is `defined`. Elsewhere `error` is the error for V's reason (a
+// template whose instantiation stops compilation with mixt's message, naming the operation and the dtypes),
+// which the expression's node instantiates (node::rule_check), and the node is a valid one all the same (the
+// join where there is one, else bool), so that nothing else fails after the error. The error is only named
+// here, not instantiated: Clang gives every member of a template whose instantiation failed the type int,
+// which would make errors follow.
 template <class Operation, class Policy, op::verdict V, class... Nodes>
 struct defined_join {
+    using error = std::type_identity<void>;
     using type = join_t<Policy, Nodes...>;
 };
 template <class Operation, class Policy, class... Nodes>
 struct defined_join<Operation, Policy, op::verdict::no_join, Nodes...> {
-    using type = checked_join_t<Operation, Policy, Nodes...>; // names the operation, the two dtypes, the policy
+    using error = typename checked_join<Operation, Policy, Nodes...>::error; // names the operation, the dtypes, the policy
+    using type = typename checked_join<Operation, Policy, Nodes...>::node;
 };
 template <class Operation, class Policy, class... Nodes>
 struct defined_join<Operation, Policy, op::verdict::not_built_in, Nodes...> {
-    static_assert(sizeof(Operation) == 0, "mixt: expressions compute on built-in dtypes only");
-    using type = void;
+    using error = ::mixt::operation_error::not_a_built_in_dtype<Operation, Nodes...>;
+    using type = dtypes::bool_;
 };
 template <class Operation, class Policy, class... Nodes>
-struct defined_join<Operation, Policy, op::verdict::not_for_kind, Nodes...>
-    : operation_error::not_defined_for_dtype<Operation, join_t<Policy, Nodes...>> {};
+struct defined_join<Operation, Policy, op::verdict::not_for_kind, Nodes...> {
+    using error = ::mixt::operation_error::not_defined_for_dtype<Operation, join_t<Policy, Nodes...>>;
+    using type = join_t<Policy, Nodes...>;
+};
 template <class Operation, class Policy, op::verdict V, class... Nodes>
 using defined_join_t = typename defined_join<Operation, Policy, V, Nodes...>::type;
 
@@ -188,7 +201,9 @@ struct join_rule {
     }
     template <class Policy, class... Nodes>
     struct rule {
-        using result = defined_join_t<Operation, Policy, verdict_for<Policy, Nodes...>(), Nodes...>;
+        using checked = defined_join<Operation, Policy, verdict_for<Policy, Nodes...>(), Nodes...>;
+        using error = typename checked::error;
+        using result = typename checked::type;
         using operands = list<std::conditional_t<true, result, Nodes>...>;
     };
 };
@@ -243,9 +258,9 @@ MIXT_DETAIL_JOIN_OP(conj, "conj", conj_fn, any_kind)
         template <class Policy, class... Nodes>                                                                \
         struct rule {                                                                                          \
             static constexpr verdict v = verdict_for<Policy, Nodes...>();                                      \
-            using join = detail::defined_join_t<NAME, Policy, v, Nodes...>;                                    \
-            using result = typename std::conditional_t<v == verdict::defined, detail::to_inexact_impl<join>,   \
-                                                       std::type_identity<void>>::type;                        \
+            using error = typename detail::defined_join<NAME, Policy, v, Nodes...>::error;                    \
+            using join = typename detail::defined_join<NAME, Policy, v, Nodes...>::type;                      \
+            using result = typename detail::to_inexact_impl<join>::type;                                       \
             using operands = detail::list<std::conditional_t<true, result, Nodes>...>;                         \
         };                                                                                                     \
     };
@@ -272,7 +287,8 @@ struct compare_op {
     }
     template <class Policy, class A, class B>
     struct rule {
-        using join = detail::defined_join_t<compare_op, Policy, verdict_for<Policy, A, B>(), A, B>;
+        using error = typename detail::defined_join<compare_op, Policy, verdict_for<Policy, A, B>(), A, B>::error;
+        using join = typename detail::defined_join<compare_op, Policy, verdict_for<Policy, A, B>(), A, B>::type;
         using operands = detail::list<join, join>;
         using result = dtypes::bool_;
     };
@@ -321,8 +337,9 @@ struct pow {
     template <class Policy, class B, class E>
     struct rule {
         static constexpr bool keep_base = detail::pow_keeps_base<B, E>();
+        using error = typename detail::defined_join<pow, Policy, verdict_for<Policy, B, E>(), B, E>::error;
         using join =
-            std::conditional_t<keep_base, B, detail::defined_join_t<pow, Policy, verdict_for<Policy, B, E>(), B, E>>;
+            std::conditional_t<keep_base, B, typename detail::defined_join<pow, Policy, verdict_for<Policy, B, E>(), B, E>::type>;
         using operands = detail::list<join, std::conditional_t<keep_base, E, join>>;
         using result = join;
     };
@@ -338,7 +355,8 @@ struct where {
     }
     template <class Policy, class C, class X, class Y>
     struct rule {
-        using result = detail::defined_join_t<where, Policy, verdict_for<Policy, C, X, Y>(), X, Y>;
+        using error = typename detail::defined_join<where, Policy, verdict_for<Policy, C, X, Y>(), X, Y>::error;
+        using result = typename detail::defined_join<where, Policy, verdict_for<Policy, C, X, Y>(), X, Y>::type;
         using operands = detail::list<dtypes::bool_, result, result>;
     };
 };

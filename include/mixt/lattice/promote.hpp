@@ -158,6 +158,7 @@ struct no_implicit_promotion {
     static_assert(sizeof(A) == 0,
                   "mixt: input dtypes have no available implicit dtype promotion path under this policy (operation, "
                   "dtypes and policy are the arguments of the template being instantiated). Try explicitly casting an input to the desired type: mixt::cast<T>(x)");
+    using type = void;
 };
 template <class Operation, class A, class B, class Policy>
 struct small_float_promotion {
@@ -165,12 +166,14 @@ struct small_float_promotion {
                   "mixt: no implicit promotion path between these dtypes: to avoid unintended promotion, 8-bit and "
                   "smaller floats do not support implicit promotion (operation, dtypes and policy are the arguments "
                   "of the template being instantiated). Cast explicitly: mixt::cast<T>(x)");
+    using type = void;
 };
 template <class Operation, class A, class Policy>
 struct not_a_node {
     static_assert(sizeof(A) == 0, "mixt: this dtype is not a node of the policy, so it has no implicit promotion "
                                   "(operation, dtype and policy are the arguments of the "
                                   "template being instantiated). Cast explicitly: mixt::cast<T>(x)");
+    using type = void;
 };
 } // namespace promotion_error
 
@@ -190,33 +193,41 @@ struct checked_join {
     using args = boost::mp11::mp_list<Ts...>;
     template <std::size_t K>
     using arg_node = node_or_void_t<Policy, boost::mp11::mp_at_c<args, K>>;
+    // The error where there is no join, as a type (named, not instantiated: whoever reports it instantiates
+    // `error::type`, outside this class, so that a failed instantiation does not spoil this one under Clang).
     static constexpr auto report() {
         using bad_arg = boost::mp11::mp_at_c<args, bad>;
         if constexpr (r >= 0) {
-            return 0;
+            return std::type_identity<std::type_identity<void>>{};
         } else if constexpr (std::is_void_v<arg_node<bad>>) {
-            return promotion_error::not_a_node<Operation, bad_arg, Policy>{};
+            return std::type_identity<promotion_error::not_a_node<Operation, bad_arg, Policy>>{};
         } else {
             // The join of everything before the failing argument is what it could not be joined with.
             using before = typename promote_list<Policy, boost::mp11::mp_take_c<args, bad>>::node;
             if constexpr (is_small_float_node<before>() || is_small_float_node<arg_node<bad>>())
-                return promotion_error::small_float_promotion<Operation, before, arg_node<bad>, Policy>{};
+                return std::type_identity<promotion_error::small_float_promotion<Operation, before, arg_node<bad>, Policy>>{};
             else
-                return promotion_error::no_implicit_promotion<Operation, before, arg_node<bad>, Policy>{};
+                return std::type_identity<promotion_error::no_implicit_promotion<Operation, before, arg_node<bad>, Policy>>{};
         }
     }
-    static_assert(r >= 0 || sizeof(decltype(report())) == 0, "mixt: undefined implicit promotion (see the error above)");
+    using error = typename decltype(report())::type;
+    // Where there is no join, a valid node all the same (f32), so that nothing else fails after the error.
     struct no_node {
-        using node = void;
+        using node = dtypes::f32;
     };
     using node = typename std::conditional_t<(r >= 0), promote_in<Policy, Ts...>, no_node>::node;
+};
+template <class Operation, class Policy, class... Ts>
+struct checked_join_reported {
+    using check = typename checked_join<Operation, Policy, Ts...>::error::type;
+    using node = typename checked_join<Operation, Policy, Ts...>::node;
 };
 } // namespace detail
 
 /// `join_t` for entry points that need the join to exist: where it does not, compilation stops with a
 /// message that names `Operation`, the two dtypes that do not join, and the policy.
 template <class Operation, class Policy, class... Nodes>
-using checked_join_t = typename detail::checked_join<Operation, Policy, Nodes...>::node;
+using checked_join_t = typename detail::checked_join_reported<Operation, Policy, Nodes...>::node;
 
 /// The built-in policies by name, for run-time use (the mixt-lattice tool).
 enum class policy_id : unsigned char { jax, jax_x32, jax_strict, array_api };
