@@ -70,6 +70,10 @@ _mixt_expr_case(expr.whole_expression_policy_over_another
   "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy<mixt::policy::jax>(t<float>) + mixt::lazy(t<float>));"
   "mixt: an expression mixes two promotion policies"
   "conflicting_policies<mixt::policy::jax_x32, mixt::policy::jax")
+_mixt_expr_case(expr.subexpression_not_defined_under_the_policy
+  "auto e = mixt::lazy<strict>(t<float>) + (mixt::lazy(t<float>) + mixt::lazy(t<Eigen::bfloat16>));"
+  "${_no_path}"
+  "no_implicit_promotion<mixt::op::add, [^>]*>, [^>]*>, mixt::policy::jax_strict")
 _mixt_expr_case(expr.whole_expression_policy_without_tensor
   "auto e = mixt::lazy<mixt::policy::jax_x32>(mixt::strong(1.0f) * 2);"
   "mixt: mixt::lazy<Policy>\\(e\\) needs a tensor leaf"
@@ -132,6 +136,7 @@ void twins() {
                       mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<std::uint32_t>) + mixt::lazy(t<std::int32_t>));
     auto scalar_sub = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) +
                                                          (mixt::strong(std::int32_t{1}) + mixt::strong(std::int32_t{2})));
+    auto strict_sub = mixt::lazy<strict>(t<float>) + (mixt::lazy(t<float>) + mixt::lazy(t<float>));
     auto same_rank = mixt::lazy(t<float, 2>) + mixt::lazy(t<float, 2>);
     auto broadcast_rank = mixt::lazy(t<float, 1, Eigen::RowMajor>) + mixt::lazy(t<float, 2>);
     auto same_layout = mixt::lazy(t<float, 2, Eigen::RowMajor>) + mixt::lazy(t<float, 2, Eigen::RowMajor>);
@@ -152,5 +157,5 @@ void twins() {
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
     (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
     (void)one_policy; (void)whole_policy; (void)whole_policy_with_tensor; (void)sub_policy; (void)scalar_sub;
-    (void)same_rank; (void)broadcast_rank; (void)same_layout; (void)double_leaf;
+    (void)same_rank; (void)broadcast_rank; (void)same_layout; (void)double_leaf; (void)strict_sub;
 }")

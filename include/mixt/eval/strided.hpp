@@ -59,29 +59,33 @@ Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p) {
     }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
 
-/// N bytes as the widest unsigned integers that divide them, in a type that may alias any object: the stage
-/// copies move the operands' element objects as these and read them back as elements.
-template <std::size_t N>
+/// An element of N bytes and alignment A as the widest unsigned integers that divide both (so that an element
+/// at any address its type allows is aligned for them: a complex<float> is 8 bytes aligned to 4, moved as two
+/// 32-bit words), in a type that may alias any object: the stage copies move the operands' element objects as
+/// these and read them back as elements.
+template <std::size_t N, std::size_t A>
 using element_word_t = std::conditional_t<
-    N % 8 == 0, std::uint64_t,
-    std::conditional_t<N % 4 == 0, std::uint32_t, std::conditional_t<N % 2 == 0, std::uint16_t, std::uint8_t>>>;
-template <std::size_t N>
+    N % 8 == 0 && A % 8 == 0, std::uint64_t,
+    std::conditional_t<N % 4 == 0 && A % 4 == 0, std::uint32_t,
+                       std::conditional_t<N % 2 == 0 && A % 2 == 0, std::uint16_t, std::uint8_t>>>;
+template <std::size_t N, std::size_t A>
 struct
 #if defined(__GNUC__)
     __attribute__((__may_alias__))
 #endif
     element_bits {
-    element_word_t<N> w[N / sizeof(element_word_t<N>)];
+    element_word_t<N, A> w[N / sizeof(element_word_t<N, A>)];
 };
 
-/// Copies `rows` rows of `cols` elements of N bytes, rows `row_stride` and elements `stride` elements apart
+/// Copies `rows` rows of `cols` elements of N bytes (aligned to A), rows `row_stride` and elements `stride` elements apart
 /// from src, to out (contiguous); `Scatter` copies the other way. A stride of 0 fills. The elements move as
 /// integers of their width (a fill or gather of integers vectorizes; one of Eigen::half objects stays scalar),
 /// and as such the function is compiled once per element size, not once per expression (MIXT_NOINLINE).
-template <bool Scatter, std::size_t N>
+template <bool Scatter, std::size_t N, std::size_t A>
 MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, index_t cols, index_t row_stride,
                                       index_t stride) {
-    using alias_u = element_bits<N>;
+    using alias_u = element_bits<N, A>;
+    static_assert(sizeof(alias_u) == N && alignof(alias_u) <= A);
     alias_u* const o0 = static_cast<alias_u*>(out);
     alias_u* const s0 = static_cast<alias_u*>(const_cast<void*>(src));
     for (index_t r = 0; r < rows; ++r) {
@@ -104,7 +108,7 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
 template <bool Scatter, class T>
 inline void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_stride, index_t stride) {
     static_assert(std::is_trivially_copyable_v<T>);
-    copy_strided_bytes<Scatter, sizeof(T)>(out, src, rows, cols, row_stride, stride);
+    copy_strided_bytes<Scatter, sizeof(T), alignof(T)>(out, src, rows, cols, row_stride, stride);
 }
 
 /// How a space is cut into runs, and which operands are read (or written) in place: direct[k] for operand k

@@ -280,8 +280,12 @@ struct check_typed_alike<Policy, node<Op, Cs...>> {
         std::is_same_v<typename rule::result, typename here::tag> &&
         std::is_same_v<result_storage_t<typename rule::result, Policy>, typename here::value_type> &&
         std::is_same_v<storage_list_t<Policy, typename rule::operands>, typename here::operand_types>;
+    // Where the operation is not defined under Policy at all, its own error (which names the operation, the
+    // dtypes and the policy) is the one reported.
+    static constexpr bool defined = ::mixt::op::defined_v<Op, Policy, typename std::remove_cvref_t<Cs>::tag...>;
     using type = boost::mp11::mp_list<
-        typename std::conditional_t<same, std::type_identity<void>,
+        typename rule_error_t<rule>::type,
+        typename std::conditional_t<same || !defined, std::type_identity<void>,
                                     policy_error::subexpression_typed_under_default_policy<
                                         Policy, Op, typename std::remove_cvref_t<Cs>::tag...>>::type,
         typename check_typed_alike<Policy, std::remove_cvref_t<Cs>>::type...>;

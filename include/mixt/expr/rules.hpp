@@ -20,8 +20,9 @@
 //      floats; shifts on bool; `&& || !` on anything but bool.
 //
 // Whether a rule is defined is one SFINAE-friendly predicate, `op::defined_v<Op, Policy, Nodes...>` (and why
-// not, `op::verdict_v`); `Op::rule` asks it and, where it is false, stops compilation with the error for its
-// reason, so the predicate and the hard error cannot disagree:
+// not, `op::verdict_v`); `Op::rule` asks it and, where it is false, names the error for its reason
+// (`Op::rule::error`, which the expression's node instantiates to stop compilation with mixt's message; the
+// rule's types are then placeholders), so the predicate and the hard error cannot disagree:
 //
 //     using namespace mixt::dtypes;
 //     static_assert(mixt::op::defined_v<mixt::op::add, mixt::policy::jax, i8, u8>);
@@ -387,7 +388,7 @@ inline constexpr verdict verdict_v = Op::template verdict_for<Policy, Nodes...>(
 
 /// Whether `Op::rule<Policy, Nodes...>` is defined (has a result), for SFINAE and tests. False where the
 /// operands have no join under the policy or where the join's kind does not have the operation; those are
-/// the cells where `Op::rule` stops compilation with mixt's message instead.
+/// the cells where an expression stops compilation with mixt's message instead (`Op::rule::error`).
 ///
 ///     static_assert(!mixt::op::defined_v<mixt::op::less, mixt::policy::jax, mixt::dtypes::c64, mixt::dtypes::c64>);
 ///     static_assert(mixt::op::defined_v<mixt::op::equal, mixt::policy::jax, mixt::dtypes::c64, mixt::dtypes::c64>);

@@ -492,7 +492,7 @@ class Generator:
 
     def shapes(self, t):
         """Each leaf's shape and kind, from an RNG of their own (the tree itself does not change): three trees
-        in four broadcast (a leaf loses leading dimensions, or has size 1 where the others stretch; at least one
+        in four broadcast (all but tid % 4 == 3; the trees that also run to_eigen, tid % 8 == 0, among them) (a leaf loses leading dimensions, or has size 1 where the others stretch; at least one
         leaf does, leaf tid % leaves first, so that every operand position is broadcast in turn), a fifth of the
         trees read one leaf through a strided view (`stride` or `slice` of a larger tensor), and a sixth assign
         into a strided view of a larger destination."""
@@ -501,7 +501,7 @@ class Generator:
         rank = len(dims)
         leaf_dims = [list(dims) for _ in range(nleaves)]
         used = sorted({n.idx for n in walk(t['root']) if isinstance(n, Leaf)})
-        if rank > 0 and tid % 4 != 0 and used:
+        if rank > 0 and tid % 4 != 3 and used:
             turn = used[tid % len(used)]
             for j in used:
                 d = list(dims)
@@ -916,7 +916,7 @@ def coverage(trees, gen):
                 lits['Eigen expression leaf'] += 1
     shapes = {'broadcast trees': 0, 'leaf of lower rank': 0, 'leaf stretched along a size-1 axis': 0,
               'broadcast leaf at position 0': 0, 'broadcast leaf at position 1': 0, 'broadcast leaf at position 2': 0,
-              'stride leaf': 0, 'slice leaf': 0, 'strided destination': 0}
+              'stride leaf': 0, 'slice leaf': 0, 'strided destination': 0, 'broadcast trees through to_eigen': 0}
     for t in trees:
         out = t['out_dims']
         bc = False
@@ -934,6 +934,7 @@ def coverage(trees, gen):
         for how, _, _ in t['strided'].values():
             shapes[f'{how} leaf'] += 1
         shapes['strided destination'] += t['strided_dst']
+        shapes['broadcast trees through to_eigen'] += bc and t['to_eigen']
     missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights, shapes) for k, v in d.items() if v == 0]
     if missing:
         sys.exit(f'gen.py: not covered: {missing}')
