@@ -42,9 +42,8 @@
 // of eval/strided.hpp): one out-of-line copy per translation unit instead of one inlined into every pass.
 // MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range_of): everything it calls is inlined into it, down
 // to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
-// translation unit. Left to them, GCC stopped inlining the kernel of `where(f32 > 0, f16, bf16)` into its
-// loop when an unrelated function of the same translation unit shrank (half the speed), and with the kernels
-// forced inline it called the load of a complex<double> batch out of line instead. Under GCC the loop is also
+// translation unit: left to them, GCC's inlining of the kernels into the loop changed with unrelated code of
+// the same translation unit (docs/performance-notes.md, "Fused loop: measurements behind the code"). Under GCC the loop is also
 // compiled with -ffp-contract=off whatever the translation unit's flags: each node of an expression rounds once,
 // and GCC's default (-ffp-contract=fast outside strict ISO modes, i.e. for -std=gnu++20, CMake's default) would
 // fuse a product with the sum that consumes it into one multiply-add, in the vectorized loop as in the scalar
