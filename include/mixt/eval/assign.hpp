@@ -443,23 +443,20 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
-    static_assert(Ex::rank == detail::array_traits<D>::rank,
-                  "mixt: assign: the destination's rank differs from the expression's");
-    static_assert(Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout,
+    constexpr bool same_rank = Ex::rank == detail::array_traits<D>::rank;
+    constexpr bool same_layout = Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout;
+    constexpr bool converts = detail::assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>();
+    constexpr bool writable = !(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>);
+    static_assert(same_rank, "mixt: assign: the destination's rank differs from the expression's");
+    static_assert(same_layout,
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     // Instantiated for its error only (the static_assert inside it): no second error after mixt's message.
     static_assert(sizeof(typename detail::check_assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>::type*) > 0);
-    static_assert(!(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>),
-                  "mixt: assign: the destination is read-only (a const tensor or Dense object)");
-    if constexpr (detail::has_view_v<D>)
-        static_assert(detail::writable_view<D>::value,
-                      "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
+    static_assert(writable, "mixt: assign: the destination is read-only (a const tensor or Dense object)");
+    static_assert(detail::writable_destination_v<D>,
+                  "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
     // After an error above, nothing below is compiled (it would only add errors of its own).
-    constexpr bool valid = Ex::rank == detail::array_traits<D>::rank &&
-                           (Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout) &&
-                           detail::assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>() &&
-                           !(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>) &&
-                           detail::writable_destination_v<D>;
+    constexpr bool valid = same_rank && same_layout && converts && writable && detail::writable_destination_v<D>;
     if constexpr (!valid) {
         (void)dst;
         (void)e;
