@@ -19,9 +19,11 @@
 #include "mixt/expr/rules.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/operators.hpp"
+#include "mixt/expr/reduce.hpp"
 
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/reduce.hpp"
 #include "mixt/eval/assign.hpp"
 
 #endif // MIXT_MIXT_HPP

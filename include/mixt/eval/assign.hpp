@@ -32,6 +32,7 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/reduce.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/eval/strided.hpp"
 #include "mixt/expr/expression.hpp"
@@ -461,6 +462,10 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         (void)dst;
         (void)e;
         (void)device;
+    } else if constexpr (detail::has_reduction_v<E>) {
+        // The reductions first (each into a tensor of its own result's size), then the elementwise pass.
+        assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
+        return;
     } else if constexpr (detail::has_view_v<D>) {
         if constexpr (detail::flat_candidate_v<D, E>) {
             if (detail::same_shape_leaves(dst, e)) {
@@ -492,7 +497,7 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             check_literals(e);
         }
     }
-    if constexpr (valid) detail::run_checked(dst, e, device);
+    if constexpr (valid && !detail::has_reduction_v<E>) detail::run_checked(dst, e, device);
 }
 
 /// Evaluates `e` into a new array of `value_t<E>`, in one pass: an Eigen::Tensor of the broadcast shape, or,
@@ -500,7 +505,13 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
 template <class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
 detail::eval_result_t<value_t<E>, E> eval(const E& e, const Device& device = Device{}) {
-    return detail::eval_into_new<detail::eval_result_t<value_t<E>, E>>(e, device);
+    using Result = detail::eval_result_t<value_t<E>, E>;
+    if constexpr (is_reduction<std::remove_cvref_t<E>>::value)
+        return detail::reduce_into_new(e, device);
+    else if constexpr (detail::has_reduction_v<E>)
+        return detail::eval_into_new<Result>(detail::materialize(e, device), device);
+    else
+        return detail::eval_into_new<Result>(e, device);
 }
 
 /// Evaluates `e` into a new array of dtype T (its storage type), in one pass: `eval<float>(lazy(i8) * 2)`.
@@ -513,7 +524,9 @@ detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
     static_assert(sizeof(typename detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::type*) > 0);
-    if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>())
+    if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>() && detail::has_reduction_v<E>)
+        return detail::eval_into_new<detail::eval_result_t<T, E>>(detail::materialize(e, device), device);
+    else if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>())
         return detail::eval_into_new<detail::eval_result_t<T, E>>(e, device);
     else
         return detail::eval_result_t<T, E>{}; // after the error above: nothing else to report

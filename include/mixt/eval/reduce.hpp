@@ -1,0 +1,661 @@
+#ifndef MIXT_EVAL_REDUCE_HPP
+#define MIXT_EVAL_REDUCE_HPP
+
+// Evaluation of reductions (expr/reduce.hpp) on the CPU, in one pass over the operands' memory.
+//
+// The operand's broadcast shape is walked in its memory order. Its axes of more than one element split into
+// three groups: the kept axes that are innermost in memory (the "columns", K elements per output row; none
+// when the innermost axis is reduced), the reduced axes, and the other kept axes (one "output row" per
+// position). For each output row, the reduced axes then the columns form a stream of values: the fused
+// elementwise kernel (eval/fused.hpp) computes it run by run, converted to the accumulator type, into a small
+// buffer in L1 (operands not contiguous along a run are staged, as in eval/strided.hpp), and the buffer is
+// folded into P lanes (P a multiple of K, 32 at least): element s of the stream goes to lane s mod P, whose
+// column is s mod K. Each block of stream elements (a fixed multiple of P) is folded lanes-to-columns in a
+// fixed order and pushed onto a pairwise stack: two partial results of the same level combine into one of
+// the next, so the error of a float sum grows with the logarithm of the number of blocks (as NumPy's pairwise
+// sum), not with the number of elements.
+//
+// Threads. A stream is cut into super-blocks of a fixed power-of-two number of blocks; each (output row,
+// super-block) pair is a task with its own lanes and stack, and the partial results of an output row's
+// super-blocks are combined pairwise in their order. Nothing depends on which thread ran a task or on how
+// many threads there are: a reduction on a thread pool equals the single-threaded one bit for bit.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/dtype/convert.hpp"
+#include "mixt/eval/errors.hpp"
+#include "mixt/eval/fused.hpp"
+#include "mixt/eval/lower.hpp"
+#include "mixt/eval/space.hpp"
+#include "mixt/eval/strided.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/expr/reduce.hpp"
+
+namespace mixt::detail {
+
+// --- The lanes' arithmetic ------------------------------------------------------------------------------------
+
+/// Integers are summed and multiplied as unsigned integers of their width: they wrap (two's complement)
+/// instead of overflowing.
+template <class A>
+struct wrapping {
+    using type = A;
+};
+template <class A>
+    requires(is_int_v<A> && std::is_signed_v<A>)
+struct wrapping<A> {
+    using type = std::make_unsigned_t<A>;
+};
+template <class A>
+using wrapping_t = typename wrapping<A>::type;
+
+template <class T>
+constexpr bool reduce_is_nan(const T& x) {
+    if constexpr (is_complex_v<T>)
+        return x.real() != x.real() || x.imag() != x.imag();
+    else if constexpr (std::is_floating_point_v<T>)
+        return x != x;
+    else
+        return false;
+}
+
+// Whether a comes before b in the order of min/max (complex: lexicographic; -0 before +0). Neither is NaN.
+template <class T>
+constexpr bool ordered_less(const T& a, const T& b) {
+    if constexpr (is_complex_v<T>) {
+        return a.real() < b.real() || (a.real() == b.real() && ordered_less(a.imag(), b.imag()));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return a < b || (a == b && std::signbit(a) && !std::signbit(b));
+    } else {
+        return a < b;
+    }
+}
+
+/// The arithmetic of reduction K accumulating in A: `lane` (the accumulator's type), `identity()`,
+/// `combine(a, b)` (a comes first in the stream) and `from(x, index)`.
+template <reduce_kind K, class A>
+struct reduce_op {
+    static_assert(K == reduce_kind::sum || K == reduce_kind::mean);
+    using lane = wrapping_t<A>;
+    static constexpr bool indexed = false;
+    static lane identity() { return lane(0); }
+    static lane combine(lane a, lane b) { return static_cast<lane>(a + b); }
+    static lane from(A x, index_t) { return static_cast<lane>(x); }
+};
+template <class A>
+struct reduce_op<reduce_kind::prod, A> {
+    using lane = wrapping_t<A>;
+    static constexpr bool indexed = false;
+    static lane identity() { return lane(1); }
+    static lane combine(lane a, lane b) {
+        if constexpr (std::is_unsigned_v<lane> && sizeof(lane) < sizeof(unsigned))
+            return static_cast<lane>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+        else
+            return static_cast<lane>(a * b);
+    }
+    static lane from(A x, index_t) { return static_cast<lane>(x); }
+};
+template <reduce_kind K, class A>
+    requires(K == reduce_kind::min || K == reduce_kind::max)
+struct reduce_op<K, A> {
+    using lane = A;
+    static constexpr bool indexed = false;
+    static lane identity() {
+        if constexpr (is_complex_v<A>) {
+            using R = typename A::value_type;
+            const R inf = std::numeric_limits<R>::infinity();
+            return K == reduce_kind::min ? A(inf, inf) : A(-inf, -inf);
+        } else if constexpr (std::is_floating_point_v<A>) {
+            return K == reduce_kind::min ? std::numeric_limits<A>::infinity() : -std::numeric_limits<A>::infinity();
+        } else if constexpr (std::is_same_v<A, bool>) {
+            return K == reduce_kind::min;
+        } else {
+            return K == reduce_kind::min ? std::numeric_limits<A>::max() : std::numeric_limits<A>::lowest();
+        }
+    }
+    // The first NaN wins; else the smaller (min) or larger (max), -0 < +0.
+    static lane combine(lane a, lane b) {
+        if constexpr (is_complex_v<A> || std::is_floating_point_v<A>) {
+            if (reduce_is_nan(a)) return a;
+            if (reduce_is_nan(b)) return b;
+        }
+        if constexpr (K == reduce_kind::min)
+            return ordered_less(b, a) ? b : a;
+        else
+            return ordered_less(a, b) ? b : a;
+    }
+    static lane from(A x, index_t) { return x; }
+};
+/// A candidate of argmin/argmax: a value and its index along the reduced axes.
+template <class A>
+struct indexed_value {
+    A v;
+    index_t i;
+};
+template <reduce_kind K, class A>
+    requires(K == reduce_kind::argmin || K == reduce_kind::argmax)
+struct reduce_op<K, A> {
+    using lane = indexed_value<A>;
+    static constexpr bool indexed = true;
+    static lane identity() { return {reduce_op<K == reduce_kind::argmin ? reduce_kind::min : reduce_kind::max, A>::identity(), -1}; }
+    // b replaces a where it is more extreme (a NaN more than anything), or as extreme with a smaller index;
+    // an identity (index -1) is always replaced.
+    static lane combine(lane a, lane b) {
+        if (b.i < 0) return a;
+        if (a.i < 0) return b;
+        const bool an = reduce_is_nan(a.v), bn = reduce_is_nan(b.v);
+        bool b_first;
+        if (an || bn) {
+            b_first = bn && (!an || b.i < a.i);
+        } else if (K == reduce_kind::argmin ? b.v < a.v : a.v < b.v) {
+            b_first = true;
+        } else {
+            b_first = b.v == a.v && b.i < a.i;
+        }
+        return b_first ? b : a;
+    }
+    static lane from(A x, index_t i) { return {x, i}; }
+};
+template <reduce_kind K, class A>
+    requires(K == reduce_kind::any || K == reduce_kind::all)
+struct reduce_op<K, A> {
+    using lane = unsigned char;
+    static constexpr bool indexed = false;
+    static lane identity() { return K == reduce_kind::all; }
+    static lane combine(lane a, lane b) { return K == reduce_kind::any ? (a | b) : (a & b); }
+    static lane from(A x, index_t) { return static_cast<lane>(x ? 1 : 0); }
+};
+
+// --- One stream: lanes, blocks, the pairwise stack ---------------------------------------------------------------
+
+/// Scratch memory of a task: P lanes, K columns, and a pairwise stack of up to 64 levels of K columns.
+template <class Lane>
+struct reduce_scratch {
+    std::vector<Lane> lanes, columns, stack;
+    std::vector<int> levels;
+    reduce_scratch(index_t p, index_t k)
+        : lanes(static_cast<std::size_t>(p)), columns(static_cast<std::size_t>(k)),
+          stack(static_cast<std::size_t>(k) * 64), levels(64) {}
+};
+
+/// A pairwise stack of vectors of K lanes: push(v) combines it with the top while their levels match.
+template <class Op>
+struct pairwise_stack {
+    using lane = typename Op::lane;
+    lane* entries; // 64 * K
+    int* levels;
+    index_t K;
+    int size = 0;
+
+    void push(const lane* v) {
+        lane* top = entries + static_cast<std::size_t>(size) * static_cast<std::size_t>(K);
+        std::copy(v, v + K, top);
+        int level = 0;
+        while (size > 0 && levels[size - 1] == level) {
+            lane* below = top - K;
+            for (index_t k = 0; k < K; ++k) below[k] = Op::combine(below[k], top[k]);
+            top = below;
+            --size;
+            ++level;
+        }
+        levels[size++] = level;
+    }
+    /// The combination of everything pushed (each entry with the ones above it, from the top): out[K].
+    void finish(lane* out) const {
+        if (size == 0) {
+            std::fill(out, out + K, Op::identity());
+            return;
+        }
+        const lane* top = entries + static_cast<std::size_t>(size - 1) * static_cast<std::size_t>(K);
+        std::copy(top, top + K, out);
+        for (int e = size - 2; e >= 0; --e) {
+            const lane* below = entries + static_cast<std::size_t>(e) * static_cast<std::size_t>(K);
+            for (index_t k = 0; k < K; ++k) out[k] = Op::combine(below[k], out[k]);
+        }
+    }
+};
+
+/// The geometry of a stream: K columns, P lanes, blocks of `block` elements (a multiple of P).
+struct stream_shape {
+    index_t K = 1, P = 32, block = 4096;
+};
+
+inline stream_shape make_stream_shape(index_t k) {
+    stream_shape s;
+    s.K = k;
+    const index_t m = k >= 32 ? 1 : (32 + k - 1) / k;
+    s.P = k * m;
+    const index_t rows = std::max<index_t>(8, (4096 + s.P - 1) / s.P);
+    s.block = s.P * rows;
+    return s;
+}
+
+/// Folds a stream segment by segment into lanes, blocks and a pairwise stack.
+template <class Op, class A>
+struct stream_fold {
+    using lane = typename Op::lane;
+    stream_shape shape;
+    reduce_scratch<lane>& scratch;
+    pairwise_stack<Op> stack;
+    index_t in_block = 0;
+
+    stream_fold(const stream_shape& s, reduce_scratch<lane>& sc)
+        : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0} {
+        std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+    }
+
+    void end_block() {
+        const index_t K = shape.K, m = shape.P / shape.K;
+        lane* l = scratch.lanes.data();
+        lane* c = scratch.columns.data();
+        for (index_t k = 0; k < K; ++k) {
+            lane v = l[k];
+            for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[k + j * K]);
+            c[k] = v;
+        }
+        stack.push(c);
+        std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+        in_block = 0;
+    }
+
+    /// Elements s0, s0 + 1, ... of the stream (s0 a multiple of P away from the start of the block count).
+    void feed(const A* x, index_t n, index_t s0) {
+        lane* const l = scratch.lanes.data();
+        const index_t P = shape.P, K = shape.K;
+        while (n > 0) {
+            const index_t take = std::min(n, shape.block - in_block);
+            index_t q = in_block % P, j = 0;
+            if constexpr (Op::indexed) {
+                for (; j < take; ++j) {
+                    l[q] = Op::combine(l[q], Op::from(x[j], (s0 + j) / K));
+                    if (++q == P) q = 0;
+                }
+            } else {
+                for (; j < take && q != 0; ++j) {
+                    l[q] = Op::combine(l[q], Op::from(x[j], 0));
+                    if (++q == P) q = 0;
+                }
+                for (; j + P <= take; j += P)
+                    for (index_t p = 0; p < P; ++p) l[p] = Op::combine(l[p], Op::from(x[j + p], 0));
+                for (index_t p = 0; j < take; ++j, ++p) l[p] = Op::combine(l[p], Op::from(x[j], 0));
+            }
+            in_block += take;
+            x += take;
+            s0 += take;
+            n -= take;
+            if (in_block == shape.block) end_block();
+        }
+    }
+
+    void finish(lane* out) {
+        if (in_block > 0) end_block();
+        stack.finish(out);
+    }
+};
+
+// --- The source of a stream: the fused kernel over a box of the broadcast shape ----------------------------------
+
+/// The values of the operand over one output row's box (the reduced axes then the columns, innermost last),
+/// computed run by run into a buffer of A.
+template <class A, class Kern, int R, class... Ts>
+struct reduce_source {
+    static constexpr std::size_t L = sizeof...(Ts);
+    static constexpr std::size_t M = L + 1;
+    using pass = strided_pass<A, Kern, R, Ts...>;
+    using args_t = typename pass::args_t;
+
+    std::tuple<const Ts*...> data;
+    iteration_space<R, M> box; // operand 0: the stream itself (contiguous)
+    args_t args;
+
+    /// Computes stream elements [first, last) of the row whose operands start `base[k]` elements after data,
+    /// handing each run to sink(values, count, first index).
+    template <class Sink>
+    void run(const std::array<index_t, L>& base, index_t first, index_t last, Sink& sink) const {
+        alignas(64) unsigned char stage[pass::stage_offsets[M]];
+        const auto rk = static_cast<std::size_t>(box.rank);
+        const index_t n = box.inner();
+        A* const out = reinterpret_cast<A*>(stage + pass::stage_offsets[0]);
+        for (index_t pos = first; pos < last;) {
+            const index_t in_row = pos % n;
+            const index_t len = std::min({n - in_row, last - pos, pass::capacity});
+            std::array<index_t, L> off = base;
+            index_t outer = pos / n;
+            for (std::size_t k = 0; k < L; ++k) off[k] += in_row * box.strides[k + 1][rk - 1];
+            for (std::size_t d = rk - 1; d-- > 0;) {
+                const index_t i = outer % box.dims[d];
+                outer /= box.dims[d];
+                for (std::size_t k = 0; k < L; ++k) off[k] += i * box.strides[k + 1][d];
+            }
+            std::array<const void*, L> ptrs{};
+            [&]<std::size_t... J>(std::index_sequence<J...>) {
+                (
+                    [&] {
+                        using T = std::tuple_element_t<J, std::tuple<Ts...>>;
+                        const T* src = std::get<J>(data) + off[J];
+                        const index_t stride = box.strides[J + 1][rk - 1];
+                        if (stride == 1) {
+                            ptrs[J] = src;
+                            return;
+                        }
+                        T* buffer = reinterpret_cast<T*>(stage + pass::stage_offsets[J + 1]);
+                        copy_strided<false>(buffer, src, 1, len, 0, stride);
+                        ptrs[J] = buffer;
+                    }(),
+                    ...);
+            }(std::make_index_sequence<L>{});
+            pass::compute(out, len, with_leaf_pointers(args, ptrs), pass_options{});
+            sink(out, len, pos);
+            pos += len;
+        }
+    }
+};
+
+// --- Running tasks -------------------------------------------------------------------------------------------------
+
+template <class Device>
+inline constexpr bool reduce_on_pool_v =
+#if defined(EIGEN_USE_THREADS)
+    std::is_same_v<Device, Eigen::ThreadPoolDevice>;
+#else
+    false;
+#endif
+
+/// Runs task(first, last) over [0, tasks) on `threads` threads of the device (the caller one of them), pieces
+/// taken in turn from a shared counter.
+template <class Device, class Task>
+void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Task& task) {
+#if defined(EIGEN_USE_THREADS)
+    if constexpr (reduce_on_pool_v<Device>) {
+        if (threads > 1 && tasks > 1) {
+            const index_t wanted = static_cast<index_t>(threads) * 4;
+            const index_t piece = std::max<index_t>(1, (tasks + wanted - 1) / wanted);
+            const auto pieces = static_cast<int>((tasks + piece - 1) / piece);
+            struct shared_state {
+                std::atomic<int> next{0};
+                std::atomic<int> done{0};
+            };
+            const auto state = std::make_shared<shared_state>();
+            const auto work = [state, &task, tasks, piece, pieces] {
+                for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+                    const index_t first = p * piece;
+                    task(first, std::min(tasks, first + piece));
+                    state->done.fetch_add(1, std::memory_order_release);
+                }
+            };
+            for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
+            work();
+            while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+            return;
+        }
+    }
+#endif
+    (void)device;
+    (void)threads;
+    task(index_t{0}, tasks);
+}
+
+template <class Device>
+int device_threads(const Device& device) {
+    if constexpr (reduce_on_pool_v<Device>)
+        return device.numThreads();
+    else {
+        (void)device;
+        return 1;
+    }
+}
+
+template <class Red>
+using reduction_tensor_t =
+    Eigen::Tensor<value_t<Red>, Red::rank, Red::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>;
+
+template <class Red, class Device>
+reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device);
+
+// --- materialize: reductions inside an expression evaluated first ------------------------------------------------
+
+/// `e` with every reduction in it replaced by a leaf that owns its result (evaluated on `device`); the other
+/// leaves refer to e's, literals and scalars are copied.
+template <class E, class Device>
+E materialize(const E& e, const Device&) {
+    return e;
+}
+template <class P, class X, class Device>
+leaf<P, const std::remove_cvref_t<X>&> materialize(const leaf<P, X>& l, const Device&) {
+    return {{}, l.x};
+}
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class Device>
+auto materialize(const reduction<K, C, N, Keep, Given>& r, const Device& device) {
+    using Red = reduction<K, C, N, Keep, Given>;
+    return leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, reduce_into_new(r, device)};
+}
+template <class Op, class... Cs, class Device>
+auto materialize(const node<Op, Cs...>& n, const Device& device) {
+    return std::apply(
+        [&](const auto&... c) {
+            return node<Op, decltype(materialize(c, device))...>{{}, {materialize(c, device)...}};
+        },
+        n.children);
+}
+
+// --- The reduction itself --------------------------------------------------------------------------------------------
+
+[[noreturn]] MIXT_COLD inline void throw_empty_reduction(std::string_view what, const std::string& shape) {
+    throw shape_error("mixt: " + std::string(what) + ": the reduced axes of an operand of shape " + shape +
+                      " have no element, and " + std::string(what) + " of nothing is undefined");
+}
+
+/// reduce_into_new for an operand without reductions inside.
+template <class Red, class C, class Device>
+reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& device) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
+    constexpr reduce_kind K = Red::kind;
+    using A = typename Red::accumulator_type;
+    using T = value_t<Red>;
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    const std::string_view what = reduce_name(K);
+    const std::string what_text(what);
+
+    const shape_t<R> S = broadcast_shape(c, what_text.c_str());
+    check_literals(c);
+    std::array<bool, static_cast<std::size_t>(R > 0 ? R : 1)> reduced{};
+    for (const int a : r.axes) reduced[static_cast<std::size_t>(a)] = true;
+
+    // The result's shape, and the stride in it of each of the operand's kept axes.
+    constexpr int RO = Red::rank;
+    shape_t<RO> out_shape{};
+    {
+        std::size_t o = 0;
+        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+            if (!reduced[d])
+                out_shape[o++] = S[d];
+            else if constexpr (Red::keep)
+                out_shape[o++] = 1;
+        }
+    }
+    const bool row_major = Red::layout == static_cast<int>(Eigen::RowMajor);
+    reduction_tensor_t<Red> out(to_dsizes<RO>(out_shape));
+    const shape_t<RO> out_contig = contiguous_strides<RO>(out_shape, row_major);
+    shape_t<R> out_stride{};
+    {
+        std::size_t o = 0;
+        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+            if (!reduced[d])
+                out_stride[d] = out_contig[o++];
+            else if constexpr (Red::keep)
+                ++o;
+        }
+    }
+    index_t outputs = 1, reduced_count = 1;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) (reduced[d] ? reduced_count : outputs) *= S[d];
+    if (outputs == 0) return out;
+    if (reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
+                               K == reduce_kind::argmax))
+        throw_empty_reduction(what, shape_text(S));
+
+    // The leaves' strides over the broadcast shape.
+    const auto views = leaf_views_of(c);
+    constexpr std::size_t L = std::tuple_size_v<std::remove_const_t<decltype(views)>>;
+    std::array<shape_t<R>, L> leaf_strides{};
+    std::apply(
+        [&](const auto&... v) {
+            std::size_t k = 0;
+            ((leaf_strides[k++] = broadcast_view<R>(v, S).strides), ...);
+        },
+        views);
+
+    // Axes of more than one element in memory order (outermost first), in three groups.
+    std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> order{};
+    int n_axes = 0;
+    for (int k = 0; k < R; ++k) {
+        const int d = row_major ? k : R - 1 - k;
+        if (S[static_cast<std::size_t>(d)] > 1) order[static_cast<std::size_t>(n_axes++)] = d;
+    }
+    int first_column = n_axes; // the columns: order[first_column, n_axes)
+    while (first_column > 0 && !reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(first_column - 1)])])
+        --first_column;
+    index_t columns = 1;
+    for (int k = first_column; k < n_axes; ++k) columns *= S[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+
+    // The box of one output row: the reduced axes, then the columns; operand 0 is the stream (contiguous).
+    constexpr std::size_t M = L + 1;
+    shape_t<R> box_dims{};
+    box_dims.fill(1);
+    std::array<shape_t<R>, M> box_strides{};
+    {
+        std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> box_axes{};
+        int nb = 0;
+        for (int k = 0; k < first_column; ++k)
+            if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
+                box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
+        for (int k = first_column; k < n_axes; ++k) box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
+        // Right-aligned in a shape of R (leading dimensions of size 1 are dropped by make_space).
+        index_t step = 1;
+        for (int b = nb - 1; b >= 0; --b) {
+            const auto at = static_cast<std::size_t>(R - nb + b);
+            const auto d = static_cast<std::size_t>(box_axes[static_cast<std::size_t>(b)]);
+            box_dims[at] = S[d];
+            box_strides[0][at] = step;
+            step *= S[d];
+            for (std::size_t k = 0; k < L; ++k) box_strides[k + 1][at] = leaf_strides[k][d];
+        }
+    }
+    const auto box = make_space<R, M>(box_dims, box_strides, true);
+    const index_t stream = reduced_count * columns;
+
+    // The output rows: the kept axes outside the columns.
+    std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> row_axes{};
+    int n_row_axes = 0;
+    for (int k = 0; k < first_column; ++k)
+        if (!reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
+            row_axes[static_cast<std::size_t>(n_row_axes++)] = order[static_cast<std::size_t>(k)];
+    const index_t rows = outputs / columns;
+
+    const stream_shape shape = make_stream_shape(columns);
+    index_t super = shape.block;
+    while (super < (index_t{1} << 18)) super *= 2;
+    const index_t supers = stream == 0 ? 0 : (stream + super - 1) / super;
+    const index_t per_row = std::max<index_t>(supers, 1);
+    std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
+
+    using Kern = decltype(make_kernel<A>(c));
+    const auto source = std::apply(
+        [&](const auto&... v) {
+            using S_ = reduce_source<A, Kern, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
+            return S_{{v.data...}, box, kernel_args(make_kernel<A>(c))};
+        },
+        views);
+    const auto row_bases = [&](index_t row) {
+        std::array<index_t, L> base{};
+        index_t out_off = 0;
+        for (int a = n_row_axes; a-- > 0;) {
+            const auto d = static_cast<std::size_t>(row_axes[static_cast<std::size_t>(a)]);
+            const index_t i = row % S[d];
+            row /= S[d];
+            for (std::size_t k = 0; k < L; ++k) base[k] += i * leaf_strides[k][d];
+            out_off += i * out_stride[d];
+        }
+        return std::pair{base, out_off};
+    };
+
+    const auto task = [&](index_t first, index_t last) {
+        reduce_scratch<lane> scratch(shape.P, columns);
+        for (index_t t = first; t < last; ++t) {
+            const index_t row = t / per_row, sb = t % per_row;
+            lane* const result = partial.data() + static_cast<std::size_t>(t * columns);
+            if (supers == 0) continue; // an empty stream: the identity
+            stream_fold<Op, A> fold(shape, scratch);
+            const auto [base, out_off] = row_bases(row);
+            (void)out_off;
+            const index_t begin = sb * super, end = std::min(stream, begin + super);
+            auto sink = [&](const A* x, index_t len, index_t pos) { fold.feed(x, len, pos); };
+            source.run(base, begin, end, sink);
+            fold.finish(result);
+        }
+    };
+    const std::size_t bytes = static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * (leaf_bytes_v<C> + 1);
+    const int threads = threads_for(bytes, device_threads(device));
+    run_reduce_tasks(rows * per_row, device, threads, task);
+
+    // Each row's super-blocks combined pairwise, then finished into the result's dtype.
+    std::vector<lane> entries(static_cast<std::size_t>(columns) * 64), final_value(static_cast<std::size_t>(columns));
+    std::vector<int> levels(64);
+    T* const o = out.data();
+    for (index_t row = 0; row < rows; ++row) {
+        pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
+        for (index_t sb = 0; sb < supers; ++sb)
+            st.push(partial.data() + static_cast<std::size_t>((row * per_row + sb) * columns));
+        st.finish(final_value.data());
+        const index_t out_off = row_bases(row).second;
+        for (index_t k = 0; k < columns; ++k) {
+            const lane v = final_value[static_cast<std::size_t>(k)];
+            T& dst = o[out_off + k];
+            if constexpr (K == reduce_kind::argmin || K == reduce_kind::argmax) {
+                dst = static_cast<T>(v.i);
+            } else if constexpr (K == reduce_kind::any || K == reduce_kind::all) {
+                dst = v != 0;
+            } else if constexpr (K == reduce_kind::mean) {
+                if constexpr (is_int_v<A>) {
+                    dst = mixt::convert<T>(static_cast<double>(static_cast<A>(v)) / static_cast<double>(reduced_count));
+                } else if constexpr (is_complex_v<A>) {
+                    dst = mixt::convert<T>(v / static_cast<typename A::value_type>(reduced_count));
+                } else {
+                    dst = mixt::convert<T>(v / static_cast<A>(reduced_count));
+                }
+            } else {
+                dst = mixt::convert<T>(static_cast<A>(v));
+            }
+        }
+    }
+    return out;
+}
+
+template <class Red, class Device>
+reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device) {
+    if constexpr (has_reduction_v<typename Red::child_type>) {
+        const auto m = materialize(r.child, device);
+        return reduce_operand(r, m, device);
+    } else {
+        return reduce_operand(r, r.child, device);
+    }
+}
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_REDUCE_HPP

@@ -1,0 +1,350 @@
+// mixt/eval/reduce.hpp: reductions evaluated on the CPU, against a reference computed here element by element
+// (exact for integers: 128-bit sums; long double for floats, compared within a pairwise-summation bound), over
+// every set of axes of rank 0-4 operands in both layouts, broadcast and strided operands, keepdims, nested
+// reductions, NaN and signed zeros, empty reductions, and the thread pool (equal bit for bit).
+
+#define EIGEN_USE_THREADS
+#include <mixt/mixt.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+__extension__ typedef __int128 i128;
+
+template <class T, int R, int L>
+void fill(Eigen::Tensor<T, R, L>& t, std::uint32_t seed, double lo = -100, double hi = 100) {
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<double> d(lo, hi);
+    for (Eigen::Index i = 0; i < t.size(); ++i) {
+        if constexpr (std::is_same_v<T, bool>)
+            t.data()[i] = d(g) > 0;
+        else if constexpr (std::is_integral_v<T>)
+            t.data()[i] = static_cast<T>(std::llround(d(g)));
+        else
+            t.data()[i] = static_cast<T>(static_cast<float>(d(g)));
+    }
+}
+
+// Logical multi-index of flat position i of a shape, row-major.
+template <std::size_t R>
+std::array<Eigen::Index, R> unflatten(Eigen::Index i, const std::array<Eigen::Index, R>& dims) {
+    std::array<Eigen::Index, R> idx{};
+    for (std::size_t d = R; d-- > 0;) {
+        idx[d] = i % dims[d];
+        i /= dims[d];
+    }
+    return idx;
+}
+
+// The reference: for each output position (logical row-major over the kept axes), the reduced elements in
+// logical row-major order over the reduced axes: out(output index, the reduced elements' indices).
+template <std::size_t R, class Out>
+void reference_reduce(const std::array<Eigen::Index, R>& dims, const std::array<bool, R>& reduced, Out out) {
+    std::array<Eigen::Index, R> kept_dims{}, red_dims{};
+    Eigen::Index nk = 1, nr = 1;
+    for (std::size_t d = 0; d < R; ++d) {
+        kept_dims[d] = reduced[d] ? 1 : dims[d];
+        red_dims[d] = reduced[d] ? dims[d] : 1;
+        nk *= kept_dims[d];
+        nr *= red_dims[d];
+    }
+    for (Eigen::Index o = 0; o < nk; ++o) {
+        const auto ko = unflatten<R>(o, kept_dims);
+        std::vector<std::array<Eigen::Index, R>> elems;
+        for (Eigen::Index r = 0; r < nr; ++r) {
+            const auto kr = unflatten<R>(r, red_dims);
+            std::array<Eigen::Index, R> idx{};
+            for (std::size_t d = 0; d < R; ++d) idx[d] = reduced[d] ? kr[d] : ko[d];
+            elems.push_back(idx);
+        }
+        out(ko, elems);
+    }
+}
+
+template <class T>
+long double as_ld(const T& x) {
+    return static_cast<long double>(static_cast<double>(x));
+}
+
+// sum, mean, max, argmax of an i8 * f16 expression (f16 result: checked in f32 against the long double sum
+// within a bound, then the f16 rounding) and of i16 (exact), over every subset of axes of a rank-3 tensor.
+template <int Layout>
+void check_every_axis_subset() {
+    Eigen::Tensor<std::int16_t, 3, Layout> a(5, 7, 9);
+    Eigen::Tensor<float, 3, Layout> f(5, 7, 9);
+    fill(a, 1, -30000, 30000);
+    fill(f, 2);
+    const std::array<Eigen::Index, 3> dims{5, 7, 9};
+    for (int mask = 1; mask < 8; ++mask) { // mask 0 (no axis) has no form: `{}` is a compile error
+        std::array<bool, 3> red{(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
+        std::vector<int> axes;
+        for (int d = 0; d < 3; ++d)
+            if (red[static_cast<std::size_t>(d)]) axes.push_back(d);
+        SCOPED_TRACE("layout " + std::to_string(Layout) + " mask " + std::to_string(mask));
+        const auto run = [&](auto... ax) {
+            const auto s = mixt::eval(mixt::sum(a, {ax...}, mixt::keepdims));
+            const auto m = mixt::eval(mixt::max(f, {ax...}, mixt::keepdims));
+            const auto fm = mixt::eval(mixt::mean(f, {ax...}, mixt::keepdims));
+            const auto am = mixt::eval(mixt::min(a, {ax...}, mixt::keepdims));
+            static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(s)>::Scalar, std::int64_t>);
+            reference_reduce<3>(dims, red, [&](const auto& o, const auto& elems) {
+                i128 total = 0;
+                long double ftotal = 0, fabs_total = 0;
+                float fmax = -std::numeric_limits<float>::infinity();
+                std::int16_t amin = std::numeric_limits<std::int16_t>::max();
+                for (const auto& e : elems) {
+                    total += a(e[0], e[1], e[2]);
+                    ftotal += f(e[0], e[1], e[2]);
+                    fabs_total += std::fabs(static_cast<long double>(f(e[0], e[1], e[2])));
+                    fmax = std::max(fmax, f(e[0], e[1], e[2]));
+                    amin = std::min(amin, a(e[0], e[1], e[2]));
+                }
+                ASSERT_EQ(static_cast<i128>(s(o[0], o[1], o[2])), total);
+                ASSERT_EQ(m(o[0], o[1], o[2]), fmax);
+                ASSERT_EQ(am(o[0], o[1], o[2]), amin);
+                const long double n = static_cast<long double>(elems.size());
+                const long double bound = (8 + std::log2(n + 1)) * 0x1p-24L * fabs_total / n + 0x1p-24L * std::fabs(ftotal / n);
+                ASSERT_LE(std::fabs(static_cast<long double>(fm(o[0], o[1], o[2])) - ftotal / n), bound);
+            });
+        };
+        switch (mask) {
+        case 1: run(0); break;
+        case 2: run(1); break;
+        case 3: run(0, 1); break;
+        case 4: run(2); break;
+        case 5: run(0, 2); break;
+        case 6: run(1, 2); break;
+        default: run(0, 1, 2); break;
+        }
+    }
+}
+
+TEST(reduce_eval, every_axis_subset_row_major) { check_every_axis_subset<Eigen::RowMajor>(); }
+TEST(reduce_eval, every_axis_subset_col_major) { check_every_axis_subset<Eigen::ColMajor>(); }
+
+TEST(reduce_eval, broadcast_and_strided_operands_fuse_into_the_reduction) {
+    // R3's shape, small: sum(i8 [h, w] * f16 [h, 1], axis 1) is f16, accumulated in f32.
+    Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> w(37, 300);
+    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s(37, 1);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(1, 300);
+    fill(w, 3);
+    fill(s, 4, -1, 1);
+    fill(x, 5, -1, 1);
+    const auto r = mixt::eval(mixt::sum(mixt::lazy(w) * s * x, 1));
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    const auto r16 = mixt::eval(mixt::sum(mixt::lazy(w) * s, 1));
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r16)>, Eigen::Tensor<Eigen::half, 1, Eigen::RowMajor>>);
+    for (Eigen::Index i = 0; i < 37; ++i) {
+        long double exact = 0, mag = 0, exact16 = 0;
+        for (Eigen::Index j = 0; j < 300; ++j) {
+            // The product as mixt computes it: i8 * f16 is f16 (rounded), then * f32 is f32 (rounded).
+            const Eigen::half p16 = Eigen::half(static_cast<float>(w(i, j)) * static_cast<float>(s(i, 0)));
+            const float p = static_cast<float>(p16) * x(0, j);
+            exact += p;
+            exact16 += static_cast<float>(p16);
+            mag += std::fabs(static_cast<long double>(p));
+        }
+        EXPECT_LE(std::fabs(r(i) - exact), 16 * 0x1p-24L * mag) << i;
+        // f16 result: the f32 sum rounded once (within one f16 ulp of the exact sum, plus the f32 error).
+        EXPECT_LE(std::fabs(as_ld(r16(i)) - exact16), std::fabs(exact16) * 0x1p-10L + 1e-3L) << i;
+    }
+    // A strided leaf (every other column of a wider tensor) and a slice.
+    Eigen::Tensor<std::int32_t, 2, Eigen::RowMajor> big(6, 20);
+    fill(big, 6);
+    const Eigen::array<Eigen::Index, 2> st{1, 2};
+    const auto strided = big.stride(st);
+    const auto rs = mixt::eval(mixt::sum(mixt::lazy(strided), 1));
+    for (Eigen::Index i = 0; i < 6; ++i) {
+        std::int64_t t = 0;
+        for (Eigen::Index j = 0; j < 20; j += 2) t += big(i, j);
+        EXPECT_EQ(rs(i), t);
+    }
+    const auto cs = mixt::eval(mixt::max(mixt::lazy(big.slice(Eigen::array<Eigen::Index, 2>{1, 3},
+                                                                Eigen::array<Eigen::Index, 2>{4, 5})) * 2, 0));
+    for (Eigen::Index j = 0; j < 5; ++j) {
+        std::int32_t m = std::numeric_limits<std::int32_t>::min();
+        for (Eigen::Index i = 1; i < 5; ++i) m = std::max(m, big(i, j + 3) * 2);
+        EXPECT_EQ(cs(j), m);
+    }
+}
+
+TEST(reduce_eval, channel_last_mean_over_outer_axes) {
+    // R2's shape, small: mean(u8 image [h, w, 3], axes {0, 1}) is f32, summed exactly.
+    Eigen::Tensor<std::uint8_t, 3, Eigen::RowMajor> img(61, 83, 3);
+    fill(img, 7, 0, 255);
+    const auto m = mixt::eval(mixt::mean(img, {0, 1}));
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(m)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    for (Eigen::Index c = 0; c < 3; ++c) {
+        std::int64_t t = 0;
+        for (Eigen::Index i = 0; i < 61; ++i)
+            for (Eigen::Index j = 0; j < 83; ++j) t += img(i, j, c);
+        EXPECT_EQ(m(c), static_cast<float>(static_cast<double>(t) / (61.0 * 83.0))) << c;
+    }
+}
+
+TEST(reduce_eval, integer_sums_and_products_wrap_in_their_dtype) {
+    Eigen::Tensor<std::int64_t, 1> a(3);
+    a.setValues({std::numeric_limits<std::int64_t>::max(), 1, 1});
+    EXPECT_EQ(mixt::eval(mixt::sum(a))(), std::numeric_limits<std::int64_t>::min() + 1);
+    Eigen::Tensor<std::int8_t, 1> b(3);
+    b.setValues({100, 100, 100});
+    EXPECT_EQ(mixt::eval(mixt::sum(b))(), 300);                         // in i64: no wrap
+    EXPECT_EQ(mixt::eval(mixt::sum<std::int8_t>(b))(), std::int8_t{44}); // 300 - 256
+    EXPECT_EQ(mixt::eval(mixt::prod(b))(), 1000000);
+    EXPECT_EQ(mixt::eval(mixt::prod<std::int8_t>(b))(), static_cast<std::int8_t>(1000000 % 256 - 256));
+    Eigen::Tensor<std::uint64_t, 1> u(2);
+    u.setValues({~std::uint64_t{0}, 2});
+    EXPECT_EQ(mixt::eval(mixt::sum(u))(), std::uint64_t{1});
+    EXPECT_EQ(mixt::eval(mixt::dot(b, b))(), static_cast<std::int8_t>(30000 % 256 - 256)); // i8 dot wraps
+}
+
+TEST(reduce_eval, nan_signed_zero_and_first_index) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(3, 5);
+    x.setValues({{1, 5, 5, -2, 0}, {0.f, -0.f, 3, nan, 3}, {-0.f, 0.f, nan, 7, nan}});
+    const auto mx = mixt::eval(mixt::max(x, 1));
+    const auto mn = mixt::eval(mixt::min(x, 1));
+    const auto ax = mixt::eval(mixt::argmax(x, 1));
+    const auto an = mixt::eval(mixt::argmin(x, 1));
+    EXPECT_EQ(mx(0), 5.f);
+    EXPECT_TRUE(std::isnan(mx(1)));
+    EXPECT_TRUE(std::isnan(mn(2)));
+    EXPECT_EQ(ax(0), 1); // the first of the two 5s
+    EXPECT_EQ(an(0), 3);
+    EXPECT_EQ(ax(1), 3); // NaN is the extreme, both ways
+    EXPECT_EQ(an(1), 3);
+    EXPECT_EQ(ax(2), 2); // the first NaN
+    // -0 < +0.
+    Eigen::Tensor<float, 1> z(2);
+    z.setValues({0.f, -0.f});
+    EXPECT_TRUE(std::signbit(mixt::eval(mixt::min(z))()));
+    EXPECT_FALSE(std::signbit(mixt::eval(mixt::max(z))()));
+    z.setValues({-0.f, 0.f});
+    EXPECT_TRUE(std::signbit(mixt::eval(mixt::min(z))()));
+    EXPECT_FALSE(std::signbit(mixt::eval(mixt::max(z))()));
+    // argmax over all axes: the flat index in the operand's order (row-major here).
+    EXPECT_EQ(mixt::eval(mixt::argmax(mixt::lazy(x) * 0 + 1))(), 8); // NaN * 0 is NaN: the first NaN, (1, 3)
+    Eigen::Tensor<float, 2, Eigen::RowMajor> y(2, 3);
+    y.setValues({{0, 1, 9}, {9, 2, 3}});
+    EXPECT_EQ(mixt::eval(mixt::argmax(y))(), 2);
+    EXPECT_EQ(mixt::eval(mixt::argmax(mixt::lazy(y) * 0 + 1))(), 0);
+    Eigen::Tensor<float, 2, Eigen::ColMajor> yc(2, 3); // column-major: the flat index in column-major order
+    yc.setValues({{0, 1, 9}, {9, 2, 3}});
+    EXPECT_EQ(mixt::eval(mixt::argmax(yc))(), 1);
+    // A long row, so that the candidates come from many lanes and blocks: the first maximum wins.
+    Eigen::Tensor<std::uint8_t, 1> longrow(100000);
+    longrow.setConstant(3);
+    longrow(77777) = 9;
+    longrow(88888) = 9;
+    longrow(5) = 1;
+    longrow(99999) = 1;
+    EXPECT_EQ(mixt::eval(mixt::argmax(longrow))(), 77777);
+    EXPECT_EQ(mixt::eval(mixt::argmin(longrow))(), 5);
+}
+
+TEST(reduce_eval, empty_reductions) {
+    Eigen::Tensor<float, 2> e(0, 4);
+    const auto s = mixt::eval(mixt::sum(e, 0));
+    ASSERT_EQ(s.dimension(0), 4);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(s(j), 0.f);
+    EXPECT_EQ(mixt::eval(mixt::prod(e))(), 1.f);
+    EXPECT_TRUE(std::isnan(mixt::eval(mixt::mean(e))()));
+    EXPECT_FALSE(mixt::eval(mixt::any(e))());
+    EXPECT_TRUE(mixt::eval(mixt::all(e))());
+    EXPECT_EQ(mixt::eval(mixt::max(e, 1)).size(), 0); // nothing to reduce into: no error
+    EXPECT_THROW((void)mixt::eval(mixt::max(e, 0)), mixt::shape_error);
+    EXPECT_THROW((void)mixt::eval(mixt::argmin(e)), mixt::shape_error);
+    // An error before anything is written.
+    Eigen::Tensor<float, 1> dst(4);
+    dst.setConstant(7);
+    EXPECT_THROW(mixt::assign(dst, mixt::lazy(dst) + mixt::min(e, 0)), mixt::shape_error);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(dst(j), 7.f);
+}
+
+TEST(reduce_eval, reductions_feed_elementwise_work) {
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(4, 6);
+    fill(x, 8, -5, 5);
+    // The first step of a softmax: x - max(x, 1).
+    const auto d = mixt::eval(mixt::lazy(x) - mixt::max(x, 1, mixt::keepdims));
+    for (Eigen::Index i = 0; i < 4; ++i) {
+        float m = -1e30f;
+        for (Eigen::Index j = 0; j < 6; ++j) m = std::max(m, x(i, j));
+        for (Eigen::Index j = 0; j < 6; ++j) EXPECT_EQ(d(i, j), x(i, j) - m);
+    }
+    // A reduction of an expression with a reduction in it, and assign into a view.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> out(2, 4);
+    out.setZero();
+    mixt::assign(out.chip(1, 0), mixt::sum(mixt::lazy(x) - mixt::mean(x, 1, mixt::keepdims), 1));
+    for (Eigen::Index i = 0; i < 4; ++i) {
+        EXPECT_NEAR(out(1, i), 0.f, 1e-5f);
+        EXPECT_EQ(out(0, i), 0.f);
+    }
+    // any/all of comparisons.
+    EXPECT_TRUE(mixt::eval(mixt::any(mixt::lazy(x) > 4.9f))() == (mixt::eval(mixt::max(x))() > 4.9f));
+    EXPECT_TRUE(mixt::eval(mixt::all(mixt::lazy(x) > -5.f))());
+}
+
+TEST(reduce_eval, dense_operands) {
+    Eigen::ArrayXf a(1000);
+    Eigen::Array<std::int8_t, Eigen::Dynamic, 1> b(1000);
+    for (int i = 0; i < 1000; ++i) {
+        a(i) = static_cast<float>(i % 7) * 0.25f;
+        b(i) = static_cast<std::int8_t>(i % 11 - 5);
+    }
+    const auto d = mixt::eval(mixt::dot(a, b));
+    double ref = 0;
+    for (int i = 0; i < 1000; ++i) ref += static_cast<double>(a(i)) * b(i);
+    EXPECT_EQ(d(), static_cast<float>(ref)); // exact: quarter-integers
+    Eigen::MatrixXf m(3, 4);
+    m << 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12;
+    const auto cols = mixt::eval(mixt::sum(m, 0)); // column sums of a column-major matrix
+    EXPECT_EQ(cols(0), 15.f);
+    EXPECT_EQ(cols(3), 24.f);
+    const auto rows = mixt::eval(mixt::sum(m.block(1, 1, 2, 3), 1));
+    EXPECT_EQ(rows(0), 21.f);
+    EXPECT_EQ(rows(1), 33.f);
+}
+
+TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
+    Eigen::ThreadPool pool(8);
+    Eigen::ThreadPoolDevice device(&pool, 8);
+    Eigen::Tensor<float, 1> x(3000017);
+    Eigen::Tensor<Eigen::half, 1> h(3000017);
+    fill(x, 9);
+    fill(h, 10, -2, 2);
+    const float one = mixt::eval(mixt::sum(mixt::lazy(x) * h))();
+    const float many = mixt::eval(mixt::sum(mixt::lazy(x) * h), device)();
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(many));
+    long double exact = 0, mag = 0;
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+        const float p = x(i) * static_cast<float>(h(i));
+        exact += p;
+        mag += std::fabs(static_cast<long double>(p));
+    }
+    EXPECT_LE(std::fabs(one - exact), 64 * 0x1p-24L * mag);
+    // Many rows, columns, and rows longer than a super-block.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> m(700, 1500);
+    fill(m, 11);
+    for (int axis = 0; axis < 2; ++axis) {
+        const auto a1 = mixt::eval(mixt::sum(m, axis));
+        const auto a8 = mixt::eval(mixt::sum(m, axis), device);
+        ASSERT_EQ(a1.size(), a8.size());
+        for (Eigen::Index i = 0; i < a1.size(); ++i)
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(a1(i)), std::bit_cast<std::uint32_t>(a8(i))) << axis << " " << i;
+        const auto b1 = mixt::eval(mixt::argmax(m, axis));
+        const auto b8 = mixt::eval(mixt::argmax(m, axis), device);
+        for (Eigen::Index i = 0; i < b1.size(); ++i) EXPECT_EQ(b1(i), b8(i));
+    }
+}
+
+} // namespace
