@@ -23,11 +23,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -92,6 +96,7 @@ template <reduce_kind K, class A>
 struct reduce_op {
     static_assert(K == reduce_kind::sum || K == reduce_kind::mean);
     using lane = wrapping_t<A>;
+    static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
     static lane identity() { return lane(0); }
     static lane combine(lane a, lane b) { return static_cast<lane>(a + b); }
@@ -100,6 +105,7 @@ struct reduce_op {
 template <class A>
 struct reduce_op<reduce_kind::prod, A> {
     using lane = wrapping_t<A>;
+    static constexpr reduce_kind kind = reduce_kind::prod;
     static constexpr bool indexed = false;
     static lane identity() { return lane(1); }
     static lane combine(lane a, lane b) {
@@ -114,6 +120,7 @@ template <reduce_kind K, class A>
     requires(K == reduce_kind::min || K == reduce_kind::max)
 struct reduce_op<K, A> {
     using lane = A;
+    static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
     static lane identity() {
         if constexpr (is_complex_v<A>) {
@@ -128,18 +135,29 @@ struct reduce_op<K, A> {
             return K == reduce_kind::min ? std::numeric_limits<A>::max() : std::numeric_limits<A>::lowest();
         }
     }
-    // The first NaN wins; else the smaller (min) or larger (max), -0 < +0.
+    // The first NaN wins; else the smaller (min) or larger (max), -0 < +0. Written as selects, which vectorize.
     static lane combine(lane a, lane b) {
-        if constexpr (is_complex_v<A> || std::is_floating_point_v<A>) {
-            if (reduce_is_nan(a)) return a;
-            if (reduce_is_nan(b)) return b;
-        }
+        lane r;
         if constexpr (K == reduce_kind::min)
-            return ordered_less(b, a) ? b : a;
+            r = ordered_less(b, a) ? b : a;
         else
-            return ordered_less(a, b) ? b : a;
+            r = ordered_less(a, b) ? b : a;
+        if constexpr (is_complex_v<A> || std::is_floating_point_v<A>) {
+            r = reduce_is_nan(b) ? b : r;
+            r = reduce_is_nan(a) ? a : r;
+        }
+        return r;
     }
     static lane from(A x, index_t) { return x; }
+    /// combine for floats that are neither NaN nor zero (accumulate_rows checks).
+    static lane pick(lane a, lane b)
+        requires std::is_floating_point_v<A>
+    {
+        if constexpr (K == reduce_kind::min)
+            return b < a ? b : a;
+        else
+            return a < b ? b : a;
+    }
 };
 /// A candidate of argmin/argmax: a value and its index along the reduced axes.
 template <class A>
@@ -151,6 +169,7 @@ template <reduce_kind K, class A>
     requires(K == reduce_kind::argmin || K == reduce_kind::argmax)
 struct reduce_op<K, A> {
     using lane = indexed_value<A>;
+    static constexpr reduce_kind kind = K;
     static constexpr bool indexed = true;
     static lane identity() { return {reduce_op<K == reduce_kind::argmin ? reduce_kind::min : reduce_kind::max, A>::identity(), -1}; }
     // b replaces a where it is more extreme (a NaN more than anything), or as extreme with a smaller index;
@@ -170,16 +189,75 @@ struct reduce_op<K, A> {
         return b_first ? b : a;
     }
     static lane from(A x, index_t i) { return {x, i}; }
+    /// `best` combined with the first extreme element of x[0, n) (indices offset by `first`). The segment's
+    /// extreme value and whether it has a NaN come from one vectorized scan; only where that beats `best` is the
+    /// segment searched for its first such element (for most segments of a long row, it does not).
+    static lane with_first_extreme(lane best, const A* __restrict x, index_t n, index_t first) {
+        if (n == 0 || (best.i >= 0 && reduce_is_nan(best.v))) return best;
+        A m = x[0];
+        bool nan = false;
+        index_t j = 0;
+        if constexpr (std::is_floating_point_v<A>) {
+            using flag_t = std::conditional_t<sizeof(A) == 8, std::uint64_t, std::uint32_t>;
+            typedef A vec __attribute__((vector_size(32)));
+            typedef flag_t flags __attribute__((vector_size(32)));
+            constexpr index_t width = 32 / sizeof(A);
+            constexpr flag_t exponent_bits = std::bit_cast<flag_t>(std::numeric_limits<A>::infinity());
+            if (n >= 4 * width) {
+                vec mv[4];
+                flags nv[4] = {};
+                for (index_t v = 0; v < 4; ++v) std::memcpy(&mv[v], x + v * width, sizeof(vec));
+                for (; j + 4 * width <= n; j += 4 * width) {
+                    for (index_t v = 0; v < 4; ++v) {
+                        vec xv;
+                        std::memcpy(&xv, x + j + v * width, sizeof(vec));
+                        if constexpr (K == reduce_kind::argmin)
+                            mv[v] = xv < mv[v] ? xv : mv[v];
+                        else
+                            mv[v] = mv[v] < xv ? xv : mv[v];
+                        flags bits;
+                        std::memcpy(&bits, &xv, sizeof(vec));
+                        nv[v] |= (flags)((bits & ~(flag_t{1} << (8 * sizeof(A) - 1))) > exponent_bits);
+                    }
+                }
+                for (index_t v = 0; v < 4; ++v)
+                    for (index_t k = 0; k < width; ++k) {
+                        m = K == reduce_kind::argmin ? (mv[v][k] < m ? mv[v][k] : m) : (m < mv[v][k] ? mv[v][k] : m);
+                        nan = nan || nv[v][k] != 0;
+                    }
+            }
+        }
+        for (; j < n; ++j) {
+            if constexpr (K == reduce_kind::argmin)
+                m = x[j] < m ? x[j] : m;
+            else
+                m = m < x[j] ? x[j] : m;
+            nan = nan || reduce_is_nan(x[j]);
+        }
+        if (nan) {
+            index_t i = 0;
+            while (!reduce_is_nan(x[i])) ++i;
+            return {x[i], first + i};
+        }
+        if (best.i >= 0 && !(K == reduce_kind::argmin ? m < best.v : best.v < m)) return best;
+        index_t i = 0;
+        while (!(x[i] == m)) ++i;
+        return {x[i], first + i};
+    }
 };
 template <reduce_kind K, class A>
     requires(K == reduce_kind::any || K == reduce_kind::all)
 struct reduce_op<K, A> {
     using lane = unsigned char;
+    static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
     static lane identity() { return K == reduce_kind::all; }
     static lane combine(lane a, lane b) { return K == reduce_kind::any ? (a | b) : (a & b); }
     static lane from(A x, index_t) { return static_cast<lane>(x ? 1 : 0); }
 };
+
+template <class Op>
+inline constexpr reduce_kind reduce_kind_of = Op::kind;
 
 // --- One stream: lanes, blocks, the pairwise stack ---------------------------------------------------------------
 
@@ -230,16 +308,20 @@ struct pairwise_stack {
     }
 };
 
+/// Lanes are updated in groups of this many (a whole number of vectors of any width).
+inline constexpr index_t lane_group = 32;
+
 /// The geometry of a stream: K columns, P lanes, blocks of `block` elements (a multiple of P).
 struct stream_shape {
     index_t K = 1, P = 32, block = 4096;
 };
 
+/// P is a multiple of K: the least common multiple of K and lane_group where K is smaller than lane_group
+/// (3 channels: 96 lanes, 32 per channel), else K (each column a lane).
 inline stream_shape make_stream_shape(index_t k) {
     stream_shape s;
     s.K = k;
-    const index_t m = k >= 32 ? 1 : (32 + k - 1) / k;
-    s.P = k * m;
+    s.P = k >= lane_group ? k : std::lcm(k, lane_group);
     const index_t rows = std::max<index_t>(8, (4096 + s.P - 1) / s.P);
     s.block = s.P * rows;
     return s;
@@ -281,17 +363,31 @@ struct stream_fold {
             const index_t take = std::min(n, shape.block - in_block);
             index_t q = in_block % P, j = 0;
             if constexpr (Op::indexed) {
-                for (; j < take; ++j) {
-                    l[q] = Op::combine(l[q], Op::from(x[j], (s0 + j) / K));
-                    if (++q == P) q = 0;
+                if (K == 1) {
+                    // The first extreme element of the segment, found by a vectorized scan, then combined
+                    // into lane 0 (an index along a row: the lanes are for the columns of an outer reduction).
+                    l[0] = Op::with_first_extreme(l[0], x, take, s0);
+                } else {
+                    for (; j < take; ++j) {
+                        l[q] = Op::combine(l[q], Op::from(x[j], (s0 + j) / K));
+                        if (++q == P) q = 0;
+                    }
                 }
             } else {
                 for (; j < take && q != 0; ++j) {
                     l[q] = Op::combine(l[q], Op::from(x[j], 0));
                     if (++q == P) q = 0;
                 }
-                for (; j + P <= take; j += P)
-                    for (index_t p = 0; p < P; ++p) l[p] = Op::combine(l[p], Op::from(x[j + p], 0));
+                if (P == lane_group) {
+                    const index_t rows = (take - j) / P;
+                    accumulate_rows(l, x + j, rows);
+                    j += rows * P;
+                }
+                for (; j + P <= take; j += P) {
+                    index_t p = 0;
+                    for (; p + lane_group <= P; p += lane_group) accumulate_group(l + p, x + j + p);
+                    for (; p < P; ++p) l[p] = Op::combine(l[p], Op::from(x[j + p], 0));
+                }
                 for (index_t p = 0; j < take; ++j, ++p) l[p] = Op::combine(l[p], Op::from(x[j], 0));
             }
             in_block += take;
@@ -299,6 +395,97 @@ struct stream_fold {
             s0 += take;
             n -= take;
             if (in_block == shape.block) end_block();
+        }
+    }
+
+    // min/max of floats: a plain select over vectors (GCC's vector extensions, which Clang has too), which may
+    // get two things wrong: a NaN (flagged; rows with one are done again exactly, which is rare) and the sign
+    // of a zero result (max(-0, +0) is +0: whether the zero of the other sign was seen is flagged, and a zero
+    // result takes that sign).
+    static void accumulate_rows_select(lane* __restrict l, const A* __restrict x, index_t rows)
+        requires std::is_floating_point_v<A>
+    {
+        using flag_t = std::conditional_t<sizeof(A) == 8, std::uint64_t, std::uint32_t>;
+        typedef A vec __attribute__((vector_size(32)));
+        typedef flag_t flags __attribute__((vector_size(32)));
+        constexpr index_t width = 32 / sizeof(A), count = lane_group / width;
+        constexpr flag_t sign_bit = flag_t{1} << (8 * sizeof(A) - 1);
+        constexpr flag_t exponent_bits = std::bit_cast<flag_t>(std::numeric_limits<A>::infinity());
+        constexpr flag_t other_zero = reduce_kind_of<Op> == reduce_kind::max ? flag_t{0} : sign_bit;
+        vec acc[count];
+        flags nan[count], zero[count];
+        for (index_t v = 0; v < count; ++v) {
+            std::memcpy(&acc[v], l + v * width, sizeof(vec));
+            nan[v] = flags{} ;
+            zero[v] = flags{};
+        }
+        for (index_t r = 0; r < rows; ++r) {
+            for (index_t v = 0; v < count; ++v) {
+                vec xv;
+                std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec));
+                if constexpr (reduce_kind_of<Op> == reduce_kind::max)
+                    acc[v] = acc[v] < xv ? xv : acc[v];
+                else
+                    acc[v] = xv < acc[v] ? xv : acc[v];
+                flags bits;
+                std::memcpy(&bits, &xv, sizeof(vec));
+                nan[v] |= (flags)((bits & ~sign_bit) > exponent_bits);
+                zero[v] |= (flags)(bits == other_zero);
+            }
+        }
+        flags any{};
+        for (index_t v = 0; v < count; ++v) any |= nan[v];
+        bool has_nan = false;
+        for (index_t k = 0; k < width; ++k) has_nan = has_nan || any[k] != 0;
+        if (has_nan) {
+            for (index_t r = 0; r < rows; ++r)
+                for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[r * lane_group + p], 0));
+            return;
+        }
+        for (index_t v = 0; v < count; ++v)
+            for (index_t k = 0; k < width; ++k)
+                l[v * width + k] = acc[v][k] == A(0) && zero[v][k] != 0 ? std::bit_cast<A>(other_zero) : acc[v][k];
+    }
+
+    // A group of lanes at a time, with a trip count fixed at compile time and no aliasing between the lanes
+    // and the values, so that the compiler vectorizes it at -O2 too.
+    static void accumulate_group(lane* __restrict l, const A* __restrict x) {
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[p], 0));
+    }
+    // `rows` rows of lane_group elements into lane_group lanes, held in registers meanwhile.
+    static void accumulate_rows(lane* __restrict l, const A* __restrict x, index_t rows) {
+        if constexpr (requires { Op::pick(A{}, A{}); }) {
+            accumulate_rows_select(l, x, rows);
+            return;
+        }
+        constexpr reduce_kind kind_here = reduce_kind_of<Op>;
+        if constexpr (std::is_arithmetic_v<lane> && sizeof(lane) == sizeof(A) && !std::is_same_v<A, bool> &&
+                      (kind_here == reduce_kind::sum || kind_here == reduce_kind::mean ||
+                       kind_here == reduce_kind::prod || kind_here == reduce_kind::min || kind_here == reduce_kind::max)) {
+            // Vectors of the lanes' type (GCC's vector extensions, which Clang has too), in registers.
+            typedef lane vec __attribute__((vector_size(32)));
+            constexpr index_t width = 32 / sizeof(lane), count = lane_group / width;
+            vec acc[count];
+            for (index_t v = 0; v < count; ++v) std::memcpy(&acc[v], l + v * width, sizeof(vec));
+            for (index_t r = 0; r < rows; ++r) {
+                for (index_t v = 0; v < count; ++v) {
+                    vec xv;
+                    std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec)); // A's bits are the lane's
+                    constexpr reduce_kind k = reduce_kind_of<Op>;
+                    if constexpr (k == reduce_kind::prod)
+                        acc[v] = acc[v] * xv;
+                    else if constexpr (k == reduce_kind::min) // integers (floats take the select above)
+                        acc[v] = xv < acc[v] ? xv : acc[v];
+                    else if constexpr (k == reduce_kind::max)
+                        acc[v] = acc[v] < xv ? xv : acc[v];
+                    else
+                        acc[v] = acc[v] + xv;
+                }
+            }
+            for (index_t v = 0; v < count; ++v) std::memcpy(l + v * width, &acc[v], sizeof(vec));
+        } else {
+            for (index_t r = 0; r < rows; ++r)
+                for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[r * lane_group + p], 0));
         }
     }
 

@@ -94,8 +94,25 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
         if constexpr (Scatter) {
             for (index_t j = 0; j < cols; ++j) p[j * stride] = o[j];
         } else if (stride == 0) {
-            const alias_u v = *p;
-            for (index_t j = 0; j < cols; ++j) o[j] = v;
+            if constexpr (sizeof(element_word_t<N, A>) == N) {
+                // One word per element: a fill of integers, which vectorizes.
+                using word = element_word_t<N, A>;
+#if defined(__GNUC__)
+                typedef word __attribute__((__may_alias__)) alias_word;
+#else
+                using alias_word = word;
+#endif
+                alias_word v;
+                std::memcpy(&v, static_cast<const void*>(p), N);
+                alias_word* const ow = reinterpret_cast<alias_word*>(o);
+                index_t j = 0;
+                for (; j + 32 <= cols; j += 32) // a fixed trip count: vectorized at -O2 too
+                    for (index_t q = 0; q < 32; ++q) ow[j + q] = v;
+                for (; j < cols; ++j) ow[j] = v;
+            } else {
+                const alias_u v = *p;
+                for (index_t j = 0; j < cols; ++j) o[j] = v;
+            }
         } else if (stride == 1) {
             std::memcpy(static_cast<void*>(o), static_cast<const void*>(p), static_cast<std::size_t>(cols) * N);
         } else {
