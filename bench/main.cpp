@@ -24,7 +24,10 @@ using namespace mixt_suite;
 bool for_each_group(action a, index_t n) {
     bool ok = true;
     for (auto* group : {group_1, group_2, group_3, group_4, stream}) ok = group(a, n) && ok;
-    if (a != action::register_benchmarks) ok = shapes(a, n) && ok;
+    if (a != action::register_benchmarks) {
+        ok = shapes(a, n) && ok;
+        ok = reductions(a, n) && ok;
+    }
     return ok;
 }
 
@@ -100,9 +103,11 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("mixt_rounds", std::to_string(rounds));
     for_each_group(action::describe, 0);
     for (const index_t n : chosen) for_each_group(action::register_benchmarks, n);
-    // B1-B6 have their own full sizes: registered once, with the DRAM size (not in smoke runs).
-    if (std::find(chosen.begin(), chosen.end(), index_t{16777216}) != chosen.end())
+    // B1-B6 and R1-R6 have their own full sizes: registered once, with the DRAM size (not in smoke runs).
+    if (std::find(chosen.begin(), chosen.end(), index_t{16777216}) != chosen.end()) {
         shapes(action::register_benchmarks, 0);
+        reductions(action::register_benchmarks, 0);
+    }
 
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

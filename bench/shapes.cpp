@@ -4,7 +4,7 @@
 // node, as the E rows' hand loops), eigen_cast (idiomatic Eigen 3.4: .broadcast() and .cast<>(), or Dense
 // casts) and traffic (every array element read once, a broadcast operand once in all, the result written
 // once, no arithmetic). GB/s count exactly those bytes, for every variant.
-#include "suite.hpp"
+#include "rows.hpp"
 
 #include <memory>
 #include <vector>
@@ -12,42 +12,7 @@
 namespace mixt_suite {
 namespace {
 
-template <class T, int R>
-using row_major = Eigen::Tensor<T, R, Eigen::RowMajor>;
-using a2 = Eigen::array<index_t, 2>;
-
-template <class T, class A>
-void fill(A& a, std::uint64_t seed) {
-    fill_random(a.data(), a.size(), seed);
-}
-
-template <class To, class From>
-To bits_of(From x) {
-    // The low bytes of x's representation (or x's, widened): no arithmetic, only the load and the store.
-    To t{};
-    std::memcpy(&t, &x, std::min(sizeof(To), sizeof(From)));
-    return t;
-}
-
-// The floor of a run of n elements from same-length sources: as mixt::bench's traffic pass (the sources' bits
-// xor-ed, no arithmetic), with streaming stores straight from the registers where the build has them, as mixt
-// writes at these sizes.
-template <class R, class... Ls>
-void floor_run(R* dst, index_t n, const Ls*... src) {
-#if MIXT_BENCH_VECTOR_FLOOR
-    mixt::bench::detail::traffic_streamed(dst, n, src...);
-#else
-    mixt::bench::detail::traffic_pass(dst, n, src...);
-#endif
-}
-
-// Reads n elements of p once (a sum of their bits) so a traffic pass reads an operand it does not combine.
-template <class T>
-std::uint32_t read_all(const T* p, index_t n) {
-    std::uint32_t s = 0;
-    for (index_t i = 0; i < n; ++i) s += bits_of<std::uint32_t>(p[i]);
-    return s;
-}
+using namespace rows;
 
 // B1: (u8 / 255 - mean) / std over a channel-last image: the inner extent 3 is the hard case.
 struct b1 {
@@ -267,139 +232,10 @@ struct b6 {
     };
 };
 
-template <class D>
-void assign_result(D& d, const Eigen::ThreadPoolDevice* device) {
-    if constexpr (requires { d.assign(device); }) {
-        d.assign(device);
-    } else if (device) {
-        mixt::assign(d.out, d.expression(), *device);
-    } else {
-        mixt::assign(d.out, d.expression());
-    }
-}
-
-template <class D>
-std::vector<double> values_of(const D& d) {
-    std::vector<double> v;
-    if constexpr (requires { d.block(); }) {
-        for (const float x : d.block()) v.push_back(static_cast<double>(x));
-    } else {
-        for (index_t i = 0; i < d.elements(); ++i) v.push_back(mixt::convert<double>(d.result_data()[i]));
-    }
-    return v;
-}
-
-// The one row's arrays alive (rows run in registration order).
-inline std::shared_ptr<void> current_data;
-inline const void* current_row = nullptr;
-
-template <class X>
-typename X::data& data_for() {
-    static const char row = 0;
-    if (current_row != &row) {
-        current_data.reset();
-        current_data = std::make_shared<typename X::data>(false);
-        current_row = &row;
-    }
-    return *static_cast<typename X::data*>(current_data.get());
-}
-
-template <class X, class F>
-void add_row(const char* variant, F body) {
-    benchmark::RegisterBenchmark((std::string("BM_") + variant + "/" + X::id).c_str(),
-                                 [body](benchmark::State& state) {
-                                     auto& d = data_for<X>();
-                                     body(d);
-                                     for (auto _ : state) {
-                                         body(d);
-                                         benchmark::ClobberMemory();
-                                     }
-                                     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * d.bytes());
-                                     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * d.elements());
-                                 })
-        ->Arg(X::full_elements)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
-}
-
-template <class X>
-void register_row() {
-    using D = typename X::data;
-    const auto variant = [](int v) {
-        switch (v) {
-        case 0: add_row<X>("mixt", [](D& d) { assign_result(d, nullptr); }); break;
-        case 1: add_row<X>("hand_loop", [](D& d) { d.hand_loop(); }); break;
-        case 2: add_row<X>("eigen_cast", [](D& d) { d.eigen_cast(); }); break;
-        default: add_row<X>("traffic", [](D& d) { d.traffic(); });
-        }
-    };
-    for (int round = 0; round < rounds; ++round)
-        for (int k = 0; k < 4; ++k) variant((round + k) % 4);
-    for (int round = 0; round < rounds; ++round)
-        add_row<X>("mixt_threads", [](D& d) { assign_result(d, &thread_pool_device()); });
-}
-
-// Every variant computes what mixt computes, at a small size: the hand loop exactly, Eigen within a rounding.
-template <class X>
-bool check_row(bool verbose) {
-    typename X::data d(true);
-    assign_result(d, nullptr);
-    const auto want = values_of(d);
-    std::string line = std::string(X::id) + " " + X::text + ":";
-    bool ok = true;
-    const auto compare = [&](const char* variant, double tolerance, auto run) {
-        run();
-        const auto got = values_of(d);
-        double worst = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) {
-            const double e = std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i]));
-            worst = std::max(worst, std::isnan(e) ? INFINITY : e);
-        }
-        ok = ok && worst <= tolerance;
-        line += std::string(" ") + variant + (worst == 0 ? " exact" : worst <= tolerance ? " close" : " WRONG");
-    };
-    compare("mixt_threads", 0, [&] { assign_result(d, &thread_pool_device()); });
-    compare("hand_loop", 0, [&] { d.hand_loop(); });
-    compare("eigen_cast", std::is_same_v<typename X::result, f16> ? 0x1p-10 : 0x1p-20, [&] { d.eigen_cast(); });
-    if (verbose || !ok) std::fprintf(ok ? stdout : stderr, "%s\n", line.c_str());
-    return ok;
-}
-
-template <class X>
-void describe_row() {
-    typename X::data d(true);
-    using E = decltype(d.expression());
-    static_assert(std::is_same_v<mixt::value_t<E>, typename X::result>,
-                  "mixt-bench: the result dtype written in the suite differs from the lattice's");
-    benchmark::AddCustomContext(std::string("mixt_") + X::id,
-                                std::string(X::text) + " -> " +
-                                    std::string(mixt::short_name(mixt::dtype_of_v<typename X::result>)));
-}
-
-template <class X, index_t Full>
-struct sized : X {
-    static constexpr index_t full_elements = Full;
-};
-
-template <class... Xs>
-bool shapes_rows(action a, bool verbose) {
-    bool ok = true;
-    (
-        [&] {
-            switch (a) {
-            case action::describe: describe_row<Xs>(); break;
-            case action::register_benchmarks: register_row<Xs>(); break;
-            case action::check: ok = check_row<Xs>(verbose) && ok; break;
-            }
-        }(),
-        ...);
-    return ok;
-}
-
 } // namespace
 
 bool shapes(action a, index_t n) {
-    return shapes_rows<sized<b1, 1080 * 1920 * 3>, sized<b2, 4096 * 4096>, sized<b3, 4096 * 4096>, sized<b4, 4096 * 4096>,
+    return rows_action<sized<b1, 1080 * 1920 * 3>, sized<b2, 4096 * 4096>, sized<b3, 4096 * 4096>, sized<b4, 4096 * 4096>,
                        sized<b5, 16777216>, sized<b6, 4000 * 4000>>(a, n != 0);
 }
 

@@ -1,0 +1,252 @@
+// R1-R6 of the suite: reductions of mixed-dtype expressions, at fixed full sizes (issue 18's rows). The
+// variants: mixt (assign into the result), mixt_threads, hand_loop (a straightforward loop with an f32 or f64
+// accumulator), eigen_cast (idiomatic Eigen 3.4: `.cast<>()`, `.broadcast()`, then Eigen's reducer) and
+// traffic (every input element read once, no arithmetic). GB/s count the inputs' bytes and the result's.
+#include "rows.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+namespace mixt_suite {
+namespace {
+
+using namespace rows;
+
+template <class T, int R>
+using row_major = Eigen::Tensor<T, R, Eigen::RowMajor>;
+using a1 = Eigen::array<index_t, 1>;
+using a2 = Eigen::array<index_t, 2>;
+
+template <class A>
+void fill_all(A& a, std::uint64_t seed) {
+    fill_random(a.data(), a.size(), seed);
+}
+
+// Quantization scales that are powers of two (2^0 to 2^-7): an i8 times one is exact in f16, the product's
+// dtype, so the hand loops and Eigen, which multiply in f32, compute the same products as mixt.
+template <class A>
+void power_of_two_scales(A& s) {
+    for (index_t i = 0; i < s.size(); ++i) s.data()[i] = f16(std::ldexp(1.0f, -static_cast<int>(i % 8)));
+}
+
+// R1: a mixed-precision dot product, accumulated in f32.
+struct r1 {
+    static constexpr const char* id = "R1";
+    static constexpr const char* text = "sum(f16 * bf16), 16M";
+    using result = float;
+    static constexpr double hand_tolerance = 0x1p-12;
+    static constexpr double eigen_tolerance = 0x1p-12;
+    struct data {
+        row_major<f16, 1> a;
+        row_major<bf16, 1> b;
+        row_major<float, 0> out;
+        explicit data(bool small) : a(small ? 4099 : 16777216), b(a.size()) {
+            fill_all(a, 71);
+            fill_all(b, 72);
+        }
+        auto expression() const { return mixt::sum(mixt::lazy(a) * b); }
+        void hand_loop() {
+            float s = 0;
+            const index_t n = a.size();
+            for (index_t i = 0; i < n; ++i) s += static_cast<float>(a.data()[i]) * static_cast<float>(b.data()[i]);
+            out() = s;
+        }
+        void eigen_cast() { out = (a.cast<float>() * b.cast<float>()).sum(); }
+        void traffic() {
+            out() = static_cast<float>(read_bytes(a.data(), static_cast<std::size_t>(a.size()) * 2) ^
+                                       read_bytes(b.data(), static_cast<std::size_t>(b.size()) * 2));
+        }
+        std::int64_t bytes() const { return a.size() * 2 + b.size() * 2 + 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return 1; }
+    };
+};
+
+// R2: the mean colour of an image, over its outer axes (channel last).
+struct r2 {
+    static constexpr const char* id = "R2";
+    static constexpr const char* text = "mean(u8 image, axes {0, 1}), [1080, 1920, 3]";
+    using result = float;
+    static constexpr double hand_tolerance = 0x1p-20;
+    static constexpr double eigen_tolerance = 0x1p-12;
+    struct data {
+        index_t h, w;
+        row_major<u8, 3> image;
+        row_major<float, 1> out;
+        explicit data(bool small) : h(small ? 17 : 1080), w(small ? 23 : 1920), image(h, w, 3), out(3) {
+            fill_all(image, 81);
+        }
+        auto expression() const { return mixt::mean(image, {0, 1}); }
+        void hand_loop() {
+            double s[3] = {};
+            const u8* p = image.data();
+            const index_t pixels = h * w;
+            for (index_t i = 0; i < pixels; ++i)
+                for (int c = 0; c < 3; ++c) s[c] += p[i * 3 + c];
+            for (int c = 0; c < 3; ++c) out(c) = static_cast<float>(s[c] / static_cast<double>(pixels));
+        }
+        void eigen_cast() { out = image.cast<float>().mean(a2{0, 1}); }
+        void traffic() { out(0) = static_cast<float>(read_bytes(image.data(), static_cast<std::size_t>(image.size()))); }
+        std::int64_t bytes() const { return image.size() + 3 * 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return 3; }
+    };
+};
+
+// R3: a dequantized row sum, the result in f16.
+struct r3 {
+    static constexpr const char* id = "R3";
+    static constexpr const char* text = "sum(i8 * f16 scale, axis 1), [4096, 4096] * [4096, 1]";
+    using result = f16;
+    // The f32 sums differ in their order; mixt rounds the result to f16.
+    static constexpr double hand_tolerance = 0x1p-10;
+    static constexpr double eigen_tolerance = 0x1p-10;
+    struct data {
+        index_t n;
+        row_major<i8, 2> q;
+        row_major<f16, 2> scale;
+        row_major<f16, 1> out;
+        explicit data(bool small) : n(small ? 45 : 4096), q(n, n), scale(n, 1), out(n) {
+            fill_all(q, 91);
+            power_of_two_scales(scale);
+        }
+        auto expression() const { return mixt::sum(mixt::lazy(q) * scale, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < n; ++i) {
+                const i8* x = q.data() + i * n;
+                const float s = static_cast<float>(scale.data()[i]);
+                float acc = 0;
+                for (index_t j = 0; j < n; ++j) acc += static_cast<float>(x[j]) * s;
+                out(i) = f16(acc);
+            }
+        }
+        void eigen_cast() { out = (q.cast<float>() * scale.cast<float>().broadcast(a2{1, n})).sum(a1{1}).cast<f16>(); }
+        void traffic() {
+            out(0) = f16(static_cast<float>(read_bytes(q.data(), static_cast<std::size_t>(q.size())) ^
+                                            read_bytes(scale.data(), static_cast<std::size_t>(n) * 2)));
+        }
+        std::int64_t bytes() const { return q.size() + n * 2 + n * 2; }
+        const f16* result_data() const { return out.data(); }
+        index_t elements() const { return n; }
+    };
+};
+
+// R4: a dequantized GEMV: int8 weights, a half scale per row, a float vector.
+struct r4 {
+    static constexpr const char* id = "R4";
+    static constexpr const char* text = "sum(W_i8 * s_f16 * x_f32, axis 1), [4096, 4096], [4096, 1], [1, 4096]";
+    using result = float;
+    static constexpr double hand_tolerance = 0x1p-12;
+    static constexpr double eigen_tolerance = 0x1p-12;
+    struct data {
+        index_t n;
+        row_major<i8, 2> w;
+        row_major<f16, 2> scale;
+        row_major<float, 2> x;
+        row_major<float, 1> out;
+        explicit data(bool small) : n(small ? 45 : 4096), w(n, n), scale(n, 1), x(1, n), out(n) {
+            fill_all(w, 101);
+            power_of_two_scales(scale);
+            fill_all(x, 103);
+        }
+        auto expression() const { return mixt::sum(mixt::lazy(w) * scale * x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < n; ++i) {
+                const i8* r = w.data() + i * n;
+                const float s = static_cast<float>(scale.data()[i]);
+                float acc = 0;
+                for (index_t j = 0; j < n; ++j) acc += static_cast<float>(r[j]) * s * x.data()[j];
+                out(i) = acc;
+            }
+        }
+        void eigen_cast() {
+            out = (w.cast<float>() * scale.cast<float>().broadcast(a2{1, n}) * x.broadcast(a2{n, 1})).sum(a1{1});
+        }
+        void traffic() {
+            out(0) = static_cast<float>(read_bytes(w.data(), static_cast<std::size_t>(w.size())) ^
+                                        read_bytes(scale.data(), static_cast<std::size_t>(n) * 2) ^
+                                        read_bytes(x.data(), static_cast<std::size_t>(n) * 4));
+        }
+        std::int64_t bytes() const { return w.size() + n * 2 + n * 4 + n * 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return n; }
+    };
+};
+
+// R5: the largest difference between a float array and its bfloat16 copy.
+struct r5 {
+    static constexpr const char* id = "R5";
+    static constexpr const char* text = "max(abs(f32 - bf16)), 16M";
+    using result = float;
+    struct data {
+        row_major<float, 1> a;
+        row_major<bf16, 1> b;
+        row_major<float, 0> out;
+        explicit data(bool small) : a(small ? 4099 : 16777216), b(a.size()) {
+            fill_all(a, 111);
+            fill_all(b, 112);
+        }
+        auto expression() const { return mixt::max(mixt::abs(mixt::lazy(a) - b)); }
+        void hand_loop() {
+            float m = -std::numeric_limits<float>::infinity();
+            const index_t n = a.size();
+            for (index_t i = 0; i < n; ++i) m = std::max(m, std::fabs(a.data()[i] - static_cast<float>(b.data()[i])));
+            out() = m;
+        }
+        void eigen_cast() { out = (a - b.cast<float>()).abs().maximum(); }
+        void traffic() {
+            out() = static_cast<float>(read_bytes(a.data(), static_cast<std::size_t>(a.size()) * 4) ^
+                                       read_bytes(b.data(), static_cast<std::size_t>(b.size()) * 2));
+        }
+        std::int64_t bytes() const { return a.size() * 6 + 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return 1; }
+    };
+};
+
+// R6: the most likely class of each row of half logits.
+struct r6 {
+    static constexpr const char* id = "R6";
+    static constexpr const char* text = "argmax(f16 logits, axis 1), [4096, 4096]";
+    using result = std::int64_t;
+    struct data {
+        index_t n;
+        row_major<f16, 2> logits;
+        row_major<std::int64_t, 1> out;
+        explicit data(bool small) : n(small ? 45 : 4096), logits(n, n), out(n) { fill_all(logits, 121); }
+        auto expression() const { return mixt::argmax(logits, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < n; ++i) {
+                const f16* r = logits.data() + i * n;
+                float best = static_cast<float>(r[0]);
+                index_t at = 0;
+                for (index_t j = 1; j < n; ++j) {
+                    const float v = static_cast<float>(r[j]);
+                    if (v > best) {
+                        best = v;
+                        at = j;
+                    }
+                }
+                out(i) = at;
+            }
+        }
+        void eigen_cast() { out = logits.cast<float>().argmax(1).cast<std::int64_t>(); }
+        void traffic() {
+            out(0) = static_cast<std::int64_t>(read_bytes(logits.data(), static_cast<std::size_t>(logits.size()) * 2));
+        }
+        std::int64_t bytes() const { return logits.size() * 2 + n * 8; }
+        const std::int64_t* result_data() const { return out.data(); }
+        index_t elements() const { return n; }
+    };
+};
+
+} // namespace
+
+bool reductions(action a, index_t n) {
+    return rows_action<sized<r1, 16777216>, sized<r2, 1080 * 1920 * 3>, sized<r3, 4096 * 4096>, sized<r4, 4096 * 4096>,
+                       sized<r5, 16777216>, sized<r6, 4096 * 4096>>(a, n != 0);
+}
+
+} // namespace mixt_suite
