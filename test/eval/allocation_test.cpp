@@ -14,6 +14,7 @@
 
 namespace mixt_test {
 inline std::atomic<long> operator_news{0};
+inline std::atomic<std::size_t> largest_new{0}; // the largest operator new since the last reset
 inline std::atomic<long> eigen_mallocs{0};
 inline std::atomic<long> other_eigen_asserts{0};
 inline void eigen_assert_failed(const char* condition) {
@@ -43,6 +44,8 @@ inline void eigen_assert_failed(const char* condition) {
 namespace {
 [[gnu::noinline]] void* counted_alloc(std::size_t n, std::size_t align = alignof(std::max_align_t)) {
     ++mixt_test::operator_news;
+    for (std::size_t l = mixt_test::largest_new; n > l && !mixt_test::largest_new.compare_exchange_weak(l, n);) {
+    }
     if (n == 0) n = 1;
     void* p = align <= alignof(std::max_align_t) ? std::malloc(n) : std::aligned_alloc(align, (n + align - 1) / align * align);
     if (p == nullptr) throw std::bad_alloc();
@@ -84,6 +87,7 @@ namespace {
 class counting {
   public:
     counting() : news_(mixt_test::operator_news), mallocs_(mixt_test::eigen_mallocs) {
+        mixt_test::largest_new = 0;
         Eigen::internal::set_is_malloc_allowed(false);
     }
     ~counting() { Eigen::internal::set_is_malloc_allowed(true); }
@@ -91,6 +95,7 @@ class counting {
     counting& operator=(const counting&) = delete;
     long operator_news() const { return mixt_test::operator_news - news_; }
     long eigen_mallocs() const { return mixt_test::eigen_mallocs - mallocs_; }
+    std::size_t largest_new() const { return mixt_test::largest_new; }
 
   private:
     long news_, mallocs_;
@@ -215,6 +220,40 @@ TEST(allocation, eval_allocates_its_result_once) {
         EXPECT_EQ(c.operator_news(), 0);
     }
     EXPECT_EQ(mixt_test::other_eigen_asserts, 0);
+}
+
+// A reduction of an elementwise expression reads its operands in one pass: nothing the size of the input is
+// allocated, only the result (one Eigen allocation) and per-task state (lanes, a stack of partial results:
+// kilobytes, whatever the input's size).
+TEST(allocation, reductions_allocate_nothing_the_size_of_their_input) {
+    Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> w(512, 4096);
+    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s(512, 1);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(1, 4096);
+    w.setConstant(3);
+    s.setConstant(Eigen::half(0.5f));
+    x.setConstant(0.25f);
+    const std::size_t input_bytes = static_cast<std::size_t>(w.size());
+    {
+        counting c;
+        const auto r = mixt::eval(mixt::sum(mixt::lazy(w) * s * x, 1)); // a GEMV
+        EXPECT_EQ(c.eigen_mallocs(), 1);
+        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_EQ(r(7), 4096 * 3 * 0.5f * 0.25f);
+    }
+    {
+        counting c;
+        const auto r = mixt::eval(mixt::sum<float>(mixt::lazy(w) * s)); // over all axes
+        EXPECT_EQ(c.eigen_mallocs(), 1);
+        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_EQ(r(), 512 * 4096 * 1.5f);
+    }
+    {
+        counting c;
+        const auto r = mixt::eval(mixt::max(mixt::lazy(w) * x, 0)); // over the outer axis: rows of columns
+        EXPECT_EQ(c.eigen_mallocs(), 1);
+        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_EQ(r(5), 0.75f);
+    }
 }
 
 } // namespace

@@ -261,17 +261,22 @@ inline constexpr reduce_kind reduce_kind_of = Op::kind;
 
 // --- One stream: lanes, blocks, the pairwise stack ---------------------------------------------------------------
 
-/// Scratch memory of a task: P lanes, K columns, and a pairwise stack of up to 64 levels of K columns.
+/// Scratch memory of a task: P lanes, K columns, and a pairwise stack of `depth` entries of K columns (a
+/// stack of n pushes never holds more than bit_width(n) entries, plus the one being pushed).
 template <class Lane>
 struct reduce_scratch {
     std::vector<Lane> lanes, columns, stack;
     std::vector<int> levels;
-    reduce_scratch(index_t p, index_t k)
+    reduce_scratch(index_t p, index_t k, index_t pushes)
         : lanes(static_cast<std::size_t>(p)), columns(static_cast<std::size_t>(k)),
-          stack(static_cast<std::size_t>(k) * 64), levels(64) {}
+          stack(static_cast<std::size_t>(k) * stack_depth(pushes)), levels(stack_depth(pushes)) {}
+    static std::size_t stack_depth(index_t pushes) {
+        return static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(pushes))) + 1;
+    }
 };
 
-/// A pairwise stack of vectors of K lanes: push(v) combines it with the top while their levels match.
+/// A pairwise stack of vectors of K lanes: push(v) combines it with the top while their levels match. Its
+/// storage holds as many entries as reduce_scratch::stack_depth gives for the number of pushes.
 template <class Op>
 struct pairwise_stack {
     using lane = typename Op::lane;
@@ -756,7 +761,9 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
 
     const stream_shape shape = make_stream_shape(columns);
     index_t super = shape.block;
-    while (super < (index_t{1} << 18)) super *= 2;
+    // Super-blocks of at least 2^18 elements and 512 rows of columns, so that the partial results of the tasks
+    // (columns per super-block) stay a small fraction of the input.
+    while (super < (index_t{1} << 18) || super < 512 * columns) super *= 2;
     const index_t supers = stream == 0 ? 0 : (stream + super - 1) / super;
     const index_t per_row = std::max<index_t>(supers, 1);
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
@@ -782,7 +789,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     };
 
     const auto task = [&](index_t first, index_t last) {
-        reduce_scratch<lane> scratch(shape.P, columns);
+        reduce_scratch<lane> scratch(shape.P, columns, super / shape.block);
         for (index_t t = first; t < last; ++t) {
             const index_t row = t / per_row, sb = t % per_row;
             lane* const result = partial.data() + static_cast<std::size_t>(t * columns);
@@ -801,8 +808,9 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     run_reduce_tasks(rows * per_row, device, threads, task);
 
     // Each row's super-blocks combined pairwise, then finished into the result's dtype.
-    std::vector<lane> entries(static_cast<std::size_t>(columns) * 64), final_value(static_cast<std::size_t>(columns));
-    std::vector<int> levels(64);
+    const std::size_t depth = reduce_scratch<lane>::stack_depth(supers);
+    std::vector<lane> entries(static_cast<std::size_t>(columns) * depth), final_value(static_cast<std::size_t>(columns));
+    std::vector<int> levels(depth);
     T* const o = out.data();
     for (index_t row = 0; row < rows; ++row) {
         pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
