@@ -223,8 +223,8 @@ TEST(allocation, eval_allocates_its_result_once) {
 }
 
 // A reduction of an elementwise expression reads its operands in one pass: nothing the size of the input is
-// allocated, only the result (one Eigen allocation) and per-task state (lanes, a stack of partial results:
-// kilobytes, whatever the input's size).
+// allocated, only the result (one Eigen allocation) and per-task state (lanes and a stack of partial results
+// per output column: a few times the size of the result, logarithmic in the input's).
 TEST(allocation, reductions_allocate_nothing_the_size_of_their_input) {
     Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> w(512, 4096);
     Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s(512, 1);
@@ -237,21 +237,21 @@ TEST(allocation, reductions_allocate_nothing_the_size_of_their_input) {
         counting c;
         const auto r = mixt::eval(mixt::sum(mixt::lazy(w) * s * x, 1)); // a GEMV
         EXPECT_EQ(c.eigen_mallocs(), 1);
-        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_LT(c.largest_new(), input_bytes / 8) << c.largest_new();
         EXPECT_EQ(r(7), 4096 * 3 * 0.5f * 0.25f);
     }
     {
         counting c;
         const auto r = mixt::eval(mixt::sum<float>(mixt::lazy(w) * s)); // over all axes
         EXPECT_EQ(c.eigen_mallocs(), 1);
-        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_LT(c.largest_new(), input_bytes / 8) << c.largest_new();
         EXPECT_EQ(r(), 512 * 4096 * 1.5f);
     }
     {
         counting c;
         const auto r = mixt::eval(mixt::max(mixt::lazy(w) * x, 0)); // over the outer axis: rows of columns
         EXPECT_EQ(c.eigen_mallocs(), 1);
-        EXPECT_LT(c.largest_new(), input_bytes / 64) << c.largest_new();
+        EXPECT_LT(c.largest_new(), input_bytes / 8) << c.largest_new();
         EXPECT_EQ(r(5), 0.75f);
     }
 }
