@@ -119,7 +119,7 @@ struct reduce_op<reduce_kind::prod, A> {
 template <reduce_kind K, class A>
     requires(K == reduce_kind::min || K == reduce_kind::max)
 struct reduce_op<K, A> {
-    using lane = A;
+    using lane = std::conditional_t<std::is_same_v<A, bool>, unsigned char, A>; // no std::vector<bool>
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
     static lane identity() {
@@ -628,19 +628,34 @@ E materialize(const E& e, const Device&) {
     return e;
 }
 template <class P, class X, class Device>
-leaf<P, const std::remove_cvref_t<X>&> materialize(const leaf<P, X>& l, const Device&) {
-    return {{}, l.x};
+auto materialize(const leaf<P, X>& l, const Device&) {
+    return leaf<P, const std::remove_cvref_t<X>&>{{}, l.x};
 }
-template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class Device>
-auto materialize(const reduction<K, C, N, Keep, Given>& r, const Device& device) {
-    using Red = reduction<K, C, N, Keep, Given>;
-    return leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, reduce_into_new(r, device)};
+
+/// materialize, and also every leaf that is an Eigen expression rather than an array in memory (a reshape, a
+/// broadcast: its elements must be computed somewhere before a reduction can read them) evaluated into a tensor.
+template <class E, class Device>
+auto materialize_for_reduction(const E& e, const Device& device) {
+    return materialize(e, device); // literals, scalars, reductions
+}
+template <class P, class X, class Device>
+auto materialize_for_reduction(const leaf<P, X>& l, const Device& device) {
+    using Xs = std::remove_cvref_t<X>;
+    if constexpr (has_view_v<Xs>) {
+        return materialize(l, device);
+    } else {
+        using T = Eigen::Tensor<value_t<leaf<P, X>>, array_traits<Xs>::rank,
+                                array_traits<Xs>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>;
+        T t = l.x;
+        return leaf<P, T>{{}, std::move(t)};
+    }
 }
 template <class Op, class... Cs, class Device>
-auto materialize(const node<Op, Cs...>& n, const Device& device) {
+auto materialize_for_reduction(const node<Op, Cs...>& n, const Device& device) {
     return std::apply(
         [&](const auto&... c) {
-            return node<Op, decltype(materialize(c, device))...>{{}, {materialize(c, device)...}};
+            return node<Op, decltype(materialize_for_reduction(c, device))...>{
+                {}, {materialize_for_reduction(c, device)...}};
         },
         n.children);
 }
@@ -843,7 +858,10 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
 
 template <class Red, class Device>
 reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device) {
-    if constexpr (has_reduction_v<typename Red::child_type>) {
+    if constexpr (!fusable_v<typename Red::child_type>) {
+        const auto m = materialize_for_reduction(r.child, device);
+        return reduce_operand(r, m, device);
+    } else if constexpr (has_reduction_v<typename Red::child_type>) {
         const auto m = materialize(r.child, device);
         return reduce_operand(r, m, device);
     } else {

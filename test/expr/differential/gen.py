@@ -469,6 +469,10 @@ class Generator:
         else:
             t['dst'], t['dst_map'] = rng.choice(dsts), rng.chance(0.5)
         t['to_eigen'] = tid % 8 == 0
+        # One tree in three is also reduced: two reductions (over all axes, over one axis), the pair rotating
+        # over the four the harness has (sum/max, mean/argmax, prod/argmin, any/all).
+        t['reduce'] = tid % 3 == 1
+        t['reduce_pair'] = (tid // 3) % 4
         self.shapes(t)
         for n in walk(root):
             if isinstance(n, Node):
@@ -843,7 +847,11 @@ def emit_tree(t):
     views = ', '.join(f'mixt_test::diff::view(t{i})' for i in range(len(t['leaves'])))
     flags = ' | '.join(f for f, on in (('mixt_test::diff::use_map', t['dst_map']),
                                        ('mixt_test::diff::use_to_eigen', t['to_eigen']),
-                                       ('mixt_test::diff::use_strided_dst', t['strided_dst'])) if on) or '0'
+                                       ('mixt_test::diff::use_strided_dst', t['strided_dst']),
+                                       ('mixt_test::diff::use_reduce', t['reduce']),
+                                       ('mixt_test::diff::reduce_pair_1', t['reduce'] and t['reduce_pair'] & 1),
+                                       ('mixt_test::diff::reduce_pair_2', t['reduce'] and t['reduce_pair'] & 2))
+                      if on) or '0'
     lines.append(f'    mixt_test::diff::check<{CPP[t["dst"]]}, {flags}>(c, e, {{{views}}});')
     lines.append('}')
     return '\n'.join(lines)
@@ -916,7 +924,10 @@ def coverage(trees, gen):
                 lits['Eigen expression leaf'] += 1
     shapes = {'broadcast trees': 0, 'leaf of lower rank': 0, 'leaf stretched along a size-1 axis': 0,
               'broadcast leaf at position 0': 0, 'broadcast leaf at position 1': 0, 'broadcast leaf at position 2': 0,
-              'stride leaf': 0, 'slice leaf': 0, 'strided destination': 0, 'broadcast trees through to_eigen': 0}
+              'stride leaf': 0, 'slice leaf': 0, 'strided destination': 0, 'broadcast trees through to_eigen': 0,
+              'reduced trees': 0, 'reduced broadcast trees': 0, 'reduced trees of rank 3 or more': 0}
+    for pair in range(4):
+        shapes[f'reduction pair {pair}'] = 0
     for t in trees:
         out = t['out_dims']
         bc = False
@@ -935,6 +946,11 @@ def coverage(trees, gen):
             shapes[f'{how} leaf'] += 1
         shapes['strided destination'] += t['strided_dst']
         shapes['broadcast trees through to_eigen'] += bc and t['to_eigen']
+        if t['reduce'] and len(out) > 0:
+            shapes['reduced trees'] += 1
+            shapes['reduced broadcast trees'] += bc
+            shapes['reduced trees of rank 3 or more'] += len(out) >= 3
+            shapes[f'reduction pair {t["reduce_pair"]}'] += 1
     missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights, shapes) for k, v in d.items() if v == 0]
     if missing:
         sys.exit(f'gen.py: not covered: {missing}')

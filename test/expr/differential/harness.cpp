@@ -269,15 +269,16 @@ bool contains(const std::string& s, std::string_view part) { return s.find(part)
 
 // What the run compared, printed at the end: a test that silently compares nothing should show.
 struct counts {
-    long trees = 0, overflow_trees = 0, exact = 0, within = 0;
+    long trees = 0, overflow_trees = 0, exact = 0, within = 0, reductions = 0, reduced_values = 0;
 } totals;
 
 class report : public ::testing::Environment {
 public:
     void TearDown() override {
         std::printf("expr.differential: %ld trees, %ld of them expecting mixt::overflow_error; %ld results compared "
-                    "bit for bit, %ld within a tolerance\n",
-                    totals.trees, totals.overflow_trees, totals.exact, totals.within);
+                    "bit for bit, %ld within a tolerance; %ld reductions, %ld reduced values\n",
+                    totals.trees, totals.overflow_trees, totals.exact, totals.within, totals.reductions,
+                    totals.reduced_values);
     }
 };
 [[maybe_unused]] ::testing::Environment* const report_environment = ::testing::AddGlobalTestEnvironment(new report);
@@ -434,6 +435,257 @@ void verify(const tree_case& c, const std::vector<leaf_view>& given, const outco
                               << "\n    inputs:" << inputs_at(leaves, i);
         }
         if (wrong > reported) ADD_FAILURE() << r->how << ": " << wrong << " of " << n << " elements differ in all";
+    }
+}
+
+// --- Reductions ------------------------------------------------------------------------------------------------
+//
+// The elements are mixt::eval's (verified above against the reference); each is converted to the accumulator
+// dtype (mixt::convert, the definition of a conversion) and reduced here: integers exactly, modulo 2^128 and
+// then wrapped to the result's width (what a sum or product wrapping at the accumulator's width gives); floats
+// in long double, compared within the bound of a blocked pairwise sum (each of mixt's lanes adds up to 128
+// terms in a row, the blocks combine pairwise): (128 + log2 n + 2) eps of the accumulator times the sum of
+// magnitudes, plus an ulp of the result's dtype; min, max, argmin, argmax, any and all exactly (NaN first,
+// -0 < +0, the first index of the extreme).
+
+namespace {
+
+using mixt::reduce_kind;
+
+struct reduce_layout {
+    std::vector<Eigen::Index> in_dims, out_dims;
+    bool row_major;
+};
+
+// The logical index of flat (memory-order) position i of dims.
+std::vector<Eigen::Index> unravel(std::size_t i, const std::vector<Eigen::Index>& dims, bool row_major) {
+    std::vector<Eigen::Index> idx(dims.size());
+    auto rest = static_cast<Eigen::Index>(i);
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        const std::size_t d = row_major ? dims.size() - 1 - k : k;
+        idx[d] = rest % dims[d];
+        rest /= dims[d];
+    }
+    return idx;
+}
+std::size_t ravel(const std::vector<Eigen::Index>& idx, const std::vector<Eigen::Index>& dims, bool row_major) {
+    std::size_t flat = 0;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        const std::size_t d = row_major ? k : dims.size() - 1 - k;
+        flat = flat * static_cast<std::size_t>(dims[d]) + static_cast<std::size_t>(idx[d]);
+    }
+    return flat;
+}
+
+long double eps_of(dtype d) { return std::ldexp(1.0L, 1 - ref::component_precision(d)); }
+long double max_finite(dtype d) {
+    switch (ref::component_of(d)) {
+    case dtype::float16: return 65504.0L;
+    case dtype::bfloat16: return 3.3895313892515355e38L;
+    case dtype::float32: return std::numeric_limits<float>::max();
+    default: return std::numeric_limits<double>::max();
+    }
+}
+
+// A real float result m against the exact value e: bound `b` (absolute), non-finite cases by class.
+bool close_reduced(long double m, long double e, long double b, long double magnitude, dtype acc, bool prod) {
+    if (std::isnan(e)) return std::isnan(m);
+    // Partial results can overflow the accumulator (or, for a product, under- or overflow) where the exact
+    // value does not: then anything non-finite or huge is accepted.
+    const bool may_overflow = prod ? true : magnitude > max_finite(acc) / 4;
+    if (std::isinf(e)) return std::isinf(m) ? m == e : (may_overflow && (std::isnan(m) || std::fabs(m) > max_finite(acc) / 4));
+    if (!std::isfinite(m)) return may_overflow || std::fabs(e) > max_finite(acc) / 2;
+    return std::fabs(m - e) <= b;
+}
+
+long double ulp_at(long double x, dtype d) {
+    const int p = ref::component_precision(ref::component_of(d));
+    int e = 0;
+    std::frexp(x, &e);
+    const int min_exp = ref::component_of(d) == dtype::float16 ? -13 : ref::component_of(d) == dtype::float32 ? -125
+                        : ref::component_of(d) == dtype::bfloat16 ? -125 : -1021;
+    return std::ldexp(1.0L, std::max(e, min_exp) - p);
+}
+
+} // namespace
+
+void verify_reductions(const tree_case& c, const outcome& out, const std::vector<reduction_run>& runs) {
+    SCOPED_TRACE("tree " + std::to_string(c.id) + ": " + c.expr);
+    for (const reduction_run& r : runs) {
+        SCOPED_TRACE(r.how);
+        ++totals.reductions;
+        if (out.eval.overflow) {
+            EXPECT_TRUE(r.overflow) << "mixt::eval threw overflow_error; the reduction did not";
+            continue;
+        }
+        if (!out.eval.ran) continue;
+        if (r.overflow) {
+            ADD_FAILURE() << "threw mixt::overflow_error: " << *r.overflow;
+            continue;
+        }
+        const std::vector<Eigen::Index>& in_dims = out.eval.dims;
+        const std::size_t n = out.eval.values.size();
+        std::vector<bool> reduced(in_dims.size(), false);
+        for (const int a : r.axes) reduced[static_cast<std::size_t>(a)] = true;
+        std::vector<Eigen::Index> kept_dims; // the output's logical dims, with keepdims
+        for (std::size_t d = 0; d < in_dims.size(); ++d) kept_dims.push_back(reduced[d] ? 1 : in_dims[d]);
+        std::vector<Eigen::Index> out_dims;
+        for (std::size_t d = 0; d < in_dims.size(); ++d)
+            if (!reduced[d] || r.keep) out_dims.push_back(kept_dims[d]);
+        std::size_t outputs = 1, per_output = 1;
+        for (std::size_t d = 0; d < in_dims.size(); ++d) (reduced[d] ? per_output : outputs) *= static_cast<std::size_t>(in_dims[d]);
+        const bool extreme = r.kind == reduce_kind::min || r.kind == reduce_kind::max || r.kind == reduce_kind::argmin ||
+                             r.kind == reduce_kind::argmax;
+        if (per_output == 0 && outputs > 0 && extreme) {
+            EXPECT_TRUE(r.shape_error) << "a reduction of nothing did not throw mixt::shape_error";
+            continue;
+        }
+        if (r.shape_error) {
+            ADD_FAILURE() << "threw mixt::shape_error: " << *r.shape_error;
+            continue;
+        }
+        ASSERT_TRUE(r.ran);
+        EXPECT_EQ(dims_text(r.dims), dims_text(out_dims)) << "shape";
+        ASSERT_EQ(r.values.size(), outputs);
+        // The elements of each output, in the input's memory order, with their index along the reduced axes
+        // (argmin/argmax: the flat index in memory order over all axes, the index along the axis for one).
+        std::vector<std::vector<std::pair<scalar, Eigen::Index>>> groups(outputs);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<Eigen::Index> idx = unravel(i, in_dims, out.row_major);
+            Eigen::Index along = r.axes.size() == 1 ? idx[static_cast<std::size_t>(r.axes[0])] : static_cast<Eigen::Index>(i);
+            std::vector<Eigen::Index> o = idx;
+            for (std::size_t d = 0; d < o.size(); ++d)
+                if (reduced[d]) o[d] = 0;
+            groups[ravel(o, kept_dims, out.row_major)].push_back({out.eval.values[i], along});
+        }
+        int reported = 0;
+        for (std::size_t g = 0; g < outputs; ++g) {
+            const auto& elems = groups[g];
+            const scalar& got = r.values[g];
+            ++totals.reduced_values;
+            std::string failure;
+            const dtype acc = r.accumulator;
+            std::vector<scalar> xs;
+            for (const auto& e : elems) xs.push_back(ref::convert(e.first, acc));
+            switch (r.kind) {
+            case reduce_kind::any:
+            case reduce_kind::all: {
+                bool v = r.kind == reduce_kind::all;
+                for (const auto& x : xs) v = r.kind == reduce_kind::any ? (v || std::get<bool>(x)) : (v && std::get<bool>(x));
+                if (std::get<bool>(got) != v) failure = "expected " + std::string(v ? "true" : "false");
+                break;
+            }
+            case reduce_kind::min:
+            case reduce_kind::max:
+            case reduce_kind::argmin:
+            case reduce_kind::argmax: {
+                const bool is_min = r.kind == reduce_kind::min || r.kind == reduce_kind::argmin;
+                std::size_t best = 0;
+                for (std::size_t k = 1; k < xs.size(); ++k) {
+                    if (ref::is_nan(xs[best])) break;
+                    if (ref::is_nan(xs[k])) {
+                        best = k;
+                        break;
+                    }
+                    const bool better = is_min ? ref::detail::less(xs[k], xs[best]) : ref::detail::less(xs[best], xs[k]);
+                    // -0 < +0 for min/max (argmin/argmax: equal values keep the first index).
+                    const bool zero_tie = (r.kind == reduce_kind::min || r.kind == reduce_kind::max) &&
+                                          ref::is_float(acc) && ref::to_double(xs[k]) == 0 &&
+                                          ref::to_double(xs[best]) == 0 &&
+                                          std::signbit(ref::to_double(xs[k])) == is_min &&
+                                          std::signbit(ref::to_double(xs[best])) != is_min;
+                    if (better || zero_tie) best = k;
+                }
+                if (r.kind == reduce_kind::argmin || r.kind == reduce_kind::argmax) {
+                    if (ref::to_int(got) != elems[best].second)
+                        failure = "expected index " + std::to_string(elems[best].second) + " (" + show(elems[best].first) + ")";
+                } else {
+                    const scalar want = ref::convert(xs[best], r.result);
+                    if (ref::is_nan(want) ? !ref::is_nan(got) : !same_bits(got, want)) failure = "expected " + show(want);
+                }
+                break;
+            }
+            case reduce_kind::sum:
+            case reduce_kind::prod:
+            case reduce_kind::mean: {
+                const bool prod = r.kind == reduce_kind::prod;
+                if (ref::is_int(acc) || ref::is_bool(acc)) {
+                    ref::u128 v = prod ? 1 : 0;
+                    for (const auto& x : xs) {
+                        const auto w = static_cast<ref::u128>(ref::to_int(x));
+                        v = prod ? v * w : v + w;
+                    }
+                    if (r.kind == reduce_kind::mean) {
+                        // Exact sums of up to 32-bit integers: the quotient rounded once (double rounding allowed:
+                        // mixt divides in double).
+                        const long double q = static_cast<long double>(static_cast<ref::i128>(v)) / static_cast<long double>(xs.size());
+                        const long double m = ref::to_double(got);
+                        if (!(std::fabs(m - q) <= ulp_at(q, r.result))) failure = "expected about " + std::to_string(static_cast<double>(q));
+                    } else {
+                        const scalar want = ref::from_int(r.result, static_cast<ref::i128>(v));
+                        if (!same_bits(got, want)) failure = "expected " + show(want);
+                    }
+                } else if (ref::is_float(acc)) {
+                    long double v = prod ? 1 : 0, mag = 0;
+                    bool moderate = true; // a product is bounded only where no partial product can under- or overflow
+                    for (const auto& x : xs) {
+                        const long double a = std::fabs(static_cast<long double>(ref::to_double(x)));
+                        moderate = moderate && a >= 0x1p-8L && a <= 0x1p8L;
+                    }
+                    for (const auto& x : xs) {
+                        const long double w = ref::to_double(x);
+                        v = prod ? v * w : v + w;
+                        mag = prod ? mag : mag + std::fabs(w);
+                    }
+                    const long double count = static_cast<long double>(xs.size());
+                    long double b = (130 + std::log2(count + 1)) * eps_of(acc) * (prod ? std::fabs(v) * count : mag);
+                    if (r.kind == reduce_kind::mean) {
+                        v /= count;
+                        b = b / count + eps_of(acc) * std::fabs(v);
+                    }
+                    b += ulp_at(v, r.result);
+                    if (prod && !moderate) {
+                        if (std::isnan(v) != ref::is_nan(got) && !std::isinf(v) && std::isfinite(ref::to_double(got)))
+                            failure = "NaN where the exact product is not, or the other way";
+                        break;
+                    }
+                    if (!close_reduced(ref::to_double(got), v, b, mag, acc, prod))
+                        failure = "expected about " + std::to_string(static_cast<double>(v)) + " within " + std::to_string(static_cast<double>(b));
+                } else { // complex
+                    std::complex<long double> v = prod ? 1 : 0;
+                    long double mag = 0;
+                    bool finite = true;
+                    for (const auto& x : xs) {
+                        const ref::c128 w = ref::to_c128(x);
+                        finite = finite && std::isfinite(w.real()) && std::isfinite(w.imag());
+                        const std::complex<long double> wl(w.real(), w.imag());
+                        v = prod ? v * wl : v + wl;
+                        mag += std::fabs(wl.real()) + std::fabs(wl.imag());
+                    }
+                    const long double count = static_cast<long double>(xs.size());
+                    if (r.kind == reduce_kind::mean) v /= count;
+                    const ref::c128 m = ref::to_c128(got);
+                    // Products of complex values (and anything with infinities or NaN) are checked for finiteness
+                    // only: their componentwise error has no simple bound.
+                    if (prod || !finite || mag > max_finite(acc) / 4) {
+                        if (finite && !prod && mag <= max_finite(acc) / 4 &&
+                            !(std::isfinite(m.real()) && std::isfinite(m.imag())))
+                            failure = "expected a finite value";
+                        break;
+                    }
+                    long double b = (130 + std::log2(count + 1)) * eps_of(acc) * mag;
+                    if (r.kind == reduce_kind::mean) b /= count;
+                    b += ulp_at(std::abs(v), r.result);
+                    if (std::fabs(m.real() - v.real()) > b || std::fabs(m.imag() - v.imag()) > b)
+                        failure = "expected about (" + std::to_string(static_cast<double>(v.real())) + ", " +
+                                  std::to_string(static_cast<double>(v.imag())) + ")";
+                }
+                break;
+            }
+            }
+            if (!failure.empty() && reported++ < 4)
+                ADD_FAILURE() << "output " << g << " (" << elems.size() << " elements): got " << show(got) << ", " << failure;
+        }
     }
 }
 

@@ -42,6 +42,22 @@ enum flags : unsigned {
     use_map = 1,      ///< assign into a TensorMap over a buffer (else into an Eigen::Tensor)
     use_to_eigen = 2, ///< also evaluate `Eigen::Tensor r = mixt::to_eigen(e)`
     use_strided_dst = 4, ///< assign into every other element (along dimension 0) of a larger tensor
+    use_reduce = 8,      ///< also reduce the expression: one reduction over all axes, one over one axis
+    reduce_pair_1 = 16,  ///< which two reductions (reduce_pair below): the pair's number in bits 16 and 32
+    reduce_pair_2 = 32,
+};
+
+/// One reduction of the tree's expression, as mixt computed it.
+struct reduction_run {
+    std::string how;
+    mixt::reduce_kind kind{};
+    std::vector<int> axes; ///< the reduced axes (all of them for the first run)
+    bool keep = false;
+    mixt::dtype result{}, accumulator{};
+    bool ran = false;
+    std::optional<std::string> overflow, shape_error;
+    std::vector<ref::scalar> values;
+    std::vector<Eigen::Index> dims;
 };
 
 /// The element values of a leaf, for the reference, with its dimensions.
@@ -80,6 +96,10 @@ std::uint64_t leaf_seed(int tree, int leaf);
 
 /// Runs the reference on the tree and compares everything; reports failures through GoogleTest.
 void verify(const tree_case& c, const std::vector<leaf_view>& leaves, const outcome& out);
+
+/// Reduces the elements mixt::eval gave (checked by verify against the reference) with exact arithmetic (128-bit
+/// integers, long double within a stated bound for floats) and compares mixt's reductions with it.
+void verify_reductions(const tree_case& c, const outcome& out, const std::vector<reduction_run>& runs);
 
 template <class T>
 std::vector<ref::scalar> values_of(const T* p, std::size_t n) {
@@ -122,6 +142,28 @@ std::vector<Eigen::Index> dims_of(const Tensor& t) {
     std::vector<Eigen::Index> d;
     for (int k = 0; k < Tensor::NumDimensions; ++k) d.push_back(t.dimension(k));
     return d;
+}
+
+/// Evaluates a reduction of the tree's expression into `r`.
+template <class Red>
+void run_reduction(reduction_run& r, const Red& red, std::string how, bool keep) {
+    using X = std::remove_cvref_t<Red>;
+    r.how = std::move(how);
+    r.kind = X::kind;
+    r.axes.assign(red.axes.begin(), red.axes.end());
+    r.keep = keep;
+    r.result = X::types.result;
+    r.accumulator = X::types.accumulator;
+    try {
+        const auto t = mixt::eval(red);
+        r.ran = true;
+        r.values = values_of(t.data(), static_cast<std::size_t>(t.size()));
+        r.dims = dims_of(t);
+    } catch (const mixt::overflow_error& x) {
+        r.overflow = x.what();
+    } catch (const mixt::shape_error& x) {
+        r.shape_error = x.what();
+    }
 }
 
 /// Evaluates `e` every way and verifies the results against the reference.
@@ -234,6 +276,35 @@ void check(const tree_case& c, const E& e, std::initializer_list<leaf_view> leaf
         }
     }
     verify(c, leaves, out);
+
+    if constexpr ((Flags & use_reduce) != 0 && rank > 0) {
+        // Two reductions, chosen by the pair's number: over all axes, and over one axis (the tree's number
+        // modulo the rank), with keepdims for some.
+        constexpr unsigned pair = (Flags / reduce_pair_1) & 3u;
+        constexpr bool complex = mixt::kind(mixt::dtype_of_v<V>) == mixt::dtype_kind::complex;
+        const int axis = c.id % rank;
+        std::vector<reduction_run> runs(2);
+        if constexpr (pair == 0) {
+            run_reduction(runs[0], mixt::sum(e), "mixt::sum(e)", false);
+            run_reduction(runs[1], mixt::max(e, axis, mixt::keepdims), "mixt::max(e, axis, keepdims)", true);
+        } else if constexpr (pair == 1) {
+            run_reduction(runs[0], mixt::mean(e), "mixt::mean(e)", false);
+            if constexpr (complex)
+                run_reduction(runs[1], mixt::min(e, axis), "mixt::min(e, axis)", false);
+            else
+                run_reduction(runs[1], mixt::argmax(e, axis), "mixt::argmax(e, axis)", false);
+        } else if constexpr (pair == 2) {
+            run_reduction(runs[0], mixt::prod(e), "mixt::prod(e)", false);
+            if constexpr (complex)
+                run_reduction(runs[1], mixt::sum(e, axis), "mixt::sum(e, axis)", false);
+            else
+                run_reduction(runs[1], mixt::argmin(e, axis, mixt::keepdims), "mixt::argmin(e, axis, keepdims)", true);
+        } else {
+            run_reduction(runs[0], mixt::any(e), "mixt::any(e)", false);
+            run_reduction(runs[1], mixt::all(e, axis, mixt::keepdims), "mixt::all(e, axis, keepdims)", true);
+        }
+        verify_reductions(c, out, runs);
+    }
 }
 
 } // namespace mixt_test::diff
