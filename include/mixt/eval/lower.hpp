@@ -30,6 +30,7 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
+#include "mixt/expr/reduce.hpp"
 #include "mixt/expr/rules.hpp"
 #include "mixt/simd/arch.hpp"
 
@@ -276,6 +277,14 @@ struct dense_operand {
     static constexpr bool value = false;
     using type = void;
 };
+/// to_eigen of an expression with a reduction in it (the template's argument).
+template <class Expression>
+struct reduction_operand {
+    static_assert(sizeof(Expression) == 0,
+                  "mixt: to_eigen does not lower reductions yet; evaluate them with mixt::eval or mixt::assign (on the "
+                  "CPU), or lower the reduction's operand and reduce it with Eigen's reducers");
+    using type = void;
+};
 } // namespace lowering_error
 
 /// The Eigen type of the first leaf of E that is a Dense object, void if none is.
@@ -455,7 +464,10 @@ auto lower_to(const E& e, const shape_t<R>& dims) {
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    if constexpr (!std::is_void_v<detail::first_dense_leaf_t<E>>) {
+    if constexpr (detail::has_reduction_v<E>) {
+        static_assert(sizeof(typename detail::lowering_error::reduction_operand<std::remove_cvref_t<E>>::type*) > 0);
+        return 0;
+    } else if constexpr (!std::is_void_v<detail::first_dense_leaf_t<E>>) {
         // Stops here, before anything is lowered: mixt's message and no other error.
         static_assert(sizeof(typename detail::lowering_error::dense_operand<detail::first_dense_leaf_t<E>>::type*) > 0);
         return 0;

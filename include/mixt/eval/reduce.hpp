@@ -632,6 +632,20 @@ auto materialize(const leaf<P, X>& l, const Device&) {
     return leaf<P, const std::remove_cvref_t<X>&>{{}, l.x};
 }
 
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class Device>
+auto materialize(const reduction<K, C, N, Keep, Given>& r, const Device& device) {
+    using Red = reduction<K, C, N, Keep, Given>;
+    return leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, reduce_into_new(r, device)};
+}
+template <class Op, class... Cs, class Device>
+auto materialize(const node<Op, Cs...>& n, const Device& device) {
+    return std::apply(
+        [&](const auto&... c) {
+            return node<Op, decltype(materialize(c, device))...>{{}, {materialize(c, device)...}};
+        },
+        n.children);
+}
+
 /// materialize, and also every leaf that is an Eigen expression rather than an array in memory (a reshape, a
 /// broadcast: its elements must be computed somewhere before a reduction can read them) evaluated into a tensor.
 template <class E, class Device>
