@@ -38,7 +38,7 @@ void f() {
     auto a = mixt::argmax(mixt::real(t<c64>));
     auto b = mixt::mean<double>(t<float>);
     auto c = mixt::sum(t<float, 2>, {0, 1});
-    auto d = mixt::to_eigen(t<float, 2>).sum(Eigen::array<Eigen::Index, 1>{1});
+    auto d = mixt::to_eigen(mixt::lazy(t<float, 2>) * 2).sum(Eigen::array<Eigen::Index, 1>{1});
     auto e = mixt::lazy<x32>(t<std::int32_t>) + mixt::sum(mixt::lazy<x32>(t<std::int8_t>));
     (void)a; (void)b; (void)c; (void)d; (void)e;
 }
