@@ -21,6 +21,14 @@ namespace {
 
 __extension__ typedef __int128 i128;
 
+template <class A, class B>
+bool equal(const A& a, const B& b) {
+    if (a.size() != b.size()) return false;
+    for (Eigen::Index i = 0; i < a.size(); ++i)
+        if (!(a.data()[i] == b.data()[i])) return false;
+    return true;
+}
+
 template <class T, int R, int L>
 void fill(Eigen::Tensor<T, R, L>& t, std::uint32_t seed, double lo = -100, double hi = 100) {
     std::mt19937 g(seed);
@@ -345,6 +353,39 @@ TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
         const auto b8 = mixt::eval(mixt::argmax(m, axis), device);
         for (Eigen::Index i = 0; i < b1.size(); ++i) EXPECT_EQ(b1(i), b8(i));
     }
+}
+
+TEST(reduce_eval, to_eigen_lowers_a_reduction_to_eigens_reducers) {
+    Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> w(5, 7);
+    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s(5, 1);
+    fill(w, 21);
+    fill(s, 22, -2, 2);
+    // Exact cases: integer sums, extremes, indices, any; float sums of few small values.
+    const Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor> a = mixt::to_eigen(mixt::sum(w, 1));
+    EXPECT_TRUE(equal(a, mixt::eval(mixt::sum(w, 1))));
+    const Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> b = mixt::to_eigen(mixt::max(w, 0, mixt::keepdims));
+    EXPECT_TRUE(equal(b, mixt::eval(mixt::max(w, 0, mixt::keepdims))));
+    const Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor> c = mixt::to_eigen(mixt::argmin(mixt::lazy(w) * s, 1));
+    EXPECT_TRUE(equal(c, mixt::eval(mixt::argmin(mixt::lazy(w) * s, 1))));
+    const Eigen::Tensor<std::int64_t, 0, Eigen::RowMajor> d = mixt::to_eigen(mixt::argmax(w));
+    EXPECT_EQ(d(), mixt::eval(mixt::argmax(w))());
+    const Eigen::Tensor<bool, 0, Eigen::RowMajor> e = mixt::to_eigen(mixt::any(mixt::lazy(w) > 100));
+    EXPECT_EQ(e(), mixt::eval(mixt::any(mixt::lazy(w) > 100))());
+    const Eigen::Tensor<float, 1, Eigen::RowMajor> f = mixt::to_eigen(mixt::mean(w, 0));
+    const auto f_eval = mixt::eval(mixt::mean(w, 0));
+    for (Eigen::Index j = 0; j < 7; ++j) EXPECT_EQ(f(j), f_eval(j)); // exact sums, one rounding each
+    const Eigen::Tensor<Eigen::half, 1, Eigen::RowMajor> g = mixt::to_eigen(mixt::sum(mixt::lazy(w) * s, 1));
+    const auto g_eval = mixt::eval(mixt::sum(mixt::lazy(w) * s, 1));
+    for (Eigen::Index i = 0; i < 5; ++i)
+        EXPECT_NEAR(static_cast<float>(g(i)), static_cast<float>(g_eval(i)), std::fabs(static_cast<float>(g_eval(i))) * 0x1p-9f);
+    // NaN propagates through the lowered max, as through eval's.
+    Eigen::Tensor<float, 1> n(3);
+    n.setValues({1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
+    const Eigen::Tensor<float, 0> h = mixt::to_eigen(mixt::max(n));
+    EXPECT_TRUE(std::isnan(h()));
+    // Nothing to reduce: the same error as eval's.
+    Eigen::Tensor<float, 2> empty(0, 2);
+    EXPECT_THROW((void)mixt::to_eigen(mixt::min(empty, 0)), mixt::shape_error);
 }
 
 } // namespace

@@ -281,8 +281,8 @@ struct dense_operand {
 template <class Expression>
 struct reduction_operand {
     static_assert(sizeof(Expression) == 0,
-                  "mixt: to_eigen does not lower reductions yet; evaluate them with mixt::eval or mixt::assign (on the "
-                  "CPU), or lower the reduction's operand and reduce it with Eigen's reducers");
+                  "mixt: to_eigen lowers a reduction only at the root of an expression (the template's argument has "
+                  "one inside); evaluate the inner reduction with mixt::eval first");
     using type = void;
 };
 } // namespace lowering_error
@@ -457,6 +457,74 @@ auto lower_to(const E& e, const shape_t<R>& dims) {
 }
 } // namespace detail
 
+namespace detail {
+[[noreturn]] MIXT_COLD inline void throw_lowered_empty_reduction(std::string_view what) {
+    throw shape_error("mixt: to_eigen: " + std::string(what) + " of an empty set of elements is undefined");
+}
+
+/// to_eigen of a reduction at the root: the operand lowered in the accumulator's dtype, then Eigen's reducer
+/// over the same axes (NaN-propagating for min and max), converted to the result's dtype. Eigen sums in its
+/// own order (a tree of packets): the result is within the same bound as mixt's, not equal to it bit for bit.
+template <class Red>
+auto lower_reduction(const Red& r) {
+    using C = typename Red::child_type;
+    constexpr int R = C::rank;
+    constexpr reduce_kind K = Red::kind;
+    using A = typename Red::accumulator_type;
+    using T = value_t<Red>;
+    const std::string what(reduce_name(K));
+    const auto dims = broadcast_shape(r.child, ("to_eigen of " + what).c_str());
+    check_literals(r.child);
+    Eigen::array<Eigen::Index, Red::axis_count> axes{};
+    Eigen::Index count = 1;
+    for (std::size_t i = 0; i < Red::axis_count; ++i) {
+        axes[i] = r.axes[i];
+        count *= dims[static_cast<std::size_t>(r.axes[i])];
+    }
+    if (count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin || K == reduce_kind::argmax))
+        throw_lowered_empty_reduction(what);
+    const auto x = lower_to<A>(r.child, dims);
+    // The result's dimensions with keepdims: the reduced ones of size 1.
+    Eigen::DSizes<Eigen::Index, Red::rank> out{};
+    if constexpr (Red::keep) {
+        for (int d = 0; d < R; ++d) out[d] = dims[static_cast<std::size_t>(d)];
+        for (std::size_t i = 0; i < Red::axis_count; ++i) out[r.axes[i]] = 1;
+    }
+    const auto shaped = [&](const auto& reduced) {
+        if constexpr (Red::keep)
+            return reduced.reshape(out);
+        else
+            return reduced;
+    };
+    if constexpr (K == reduce_kind::sum)
+        return shaped(x.sum(axes).template cast<T>());
+    else if constexpr (K == reduce_kind::prod)
+        return shaped(x.prod(axes).template cast<T>());
+    else if constexpr (K == reduce_kind::mean && is_int_v<A>)
+        return shaped((x.sum(axes).template cast<double>() / static_cast<double>(count)).template cast<T>());
+    else if constexpr (K == reduce_kind::mean && is_complex_v<A>)
+        return shaped((x.sum(axes) / A(static_cast<typename A::value_type>(count))).template cast<T>());
+    else if constexpr (K == reduce_kind::mean)
+        return shaped((x.sum(axes) / static_cast<A>(count)).template cast<T>());
+    else if constexpr (K == reduce_kind::min)
+        return shaped(x.template minimum<decltype(axes), Eigen::PropagateNaN>(axes).template cast<T>());
+    else if constexpr (K == reduce_kind::max)
+        return shaped(x.template maximum<decltype(axes), Eigen::PropagateNaN>(axes).template cast<T>());
+    else if constexpr (K == reduce_kind::any)
+        return shaped(x.any(axes));
+    else if constexpr (K == reduce_kind::all)
+        return shaped(x.all(axes));
+    else if constexpr (Red::axis_count == 1 && R > 1 && K == reduce_kind::argmin) // along one axis
+        return shaped(x.argmin(axes[0]).template cast<T>());
+    else if constexpr (Red::axis_count == 1 && R > 1)
+        return shaped(x.argmax(axes[0]).template cast<T>());
+    else if constexpr (K == reduce_kind::argmin) // over all axes: the flat index in the layout's order
+        return shaped(x.argmin().template cast<T>());
+    else
+        return shaped(x.argmax().template cast<T>());
+}
+} // namespace detail
+
 /// An ordinary Eigen tensor expression of `value_t<E>` that computes `e` element by element, converting where
 /// the lattice says, its operands broadcast to the expression's shape. It refers to `e`'s operands: keep them
 /// alive while it is used. Checks first, as eval does: operands whose shapes do not broadcast throw
@@ -464,7 +532,10 @@ auto lower_to(const E& e, const shape_t<R>& dims) {
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    if constexpr (detail::has_reduction_v<E>) {
+    if constexpr (is_reduction<std::remove_cvref_t<E>>::value && !detail::has_reduction_v<typename E::child_type> &&
+                  std::is_void_v<detail::first_dense_leaf_t<typename E::child_type>>) {
+        return detail::lower_reduction(e);
+    } else if constexpr (detail::has_reduction_v<E>) {
         static_assert(sizeof(typename detail::lowering_error::reduction_operand<std::remove_cvref_t<E>>::type*) > 0);
         return 0;
     } else if constexpr (!std::is_void_v<detail::first_dense_leaf_t<E>>) {
