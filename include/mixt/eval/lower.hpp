@@ -462,6 +462,13 @@ namespace detail {
     throw shape_error("mixt: to_eigen: " + std::string(what) + " of an empty set of elements is undefined");
 }
 
+/// A reduction at the root whose operand has no reduction and no Dense leaf (to_eigen lowers those).
+template <class E>
+struct lowerable_reduction : std::false_type {};
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given>
+struct lowerable_reduction<reduction<K, C, N, Keep, Given>>
+    : std::bool_constant<!has_reduction_v<C> && std::is_void_v<first_dense_leaf_t<C>>> {};
+
 /// to_eigen of a reduction at the root: the operand lowered in the accumulator's dtype, then Eigen's reducer
 /// over the same axes (NaN-propagating for min and max), converted to the result's dtype. Eigen sums in its
 /// own order (a tree of packets): the result is within the same bound as mixt's, not equal to it bit for bit.
@@ -532,8 +539,7 @@ auto lower_reduction(const Red& r) {
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    if constexpr (is_reduction<std::remove_cvref_t<E>>::value && !detail::has_reduction_v<typename E::child_type> &&
-                  std::is_void_v<detail::first_dense_leaf_t<typename E::child_type>>) {
+    if constexpr (detail::lowerable_reduction<std::remove_cvref_t<E>>::value) {
         return detail::lower_reduction(e);
     } else if constexpr (detail::has_reduction_v<E>) {
         static_assert(sizeof(typename detail::lowering_error::reduction_operand<std::remove_cvref_t<E>>::type*) > 0);
