@@ -78,11 +78,14 @@ constexpr bool reduce_is_nan(const T& x) {
         return false;
 }
 
-// Whether a comes before b in the order of min/max (complex: lexicographic; -0 before +0). Neither is NaN.
+// Whether a comes before b in the order of min/max: -0 before +0; complex values lexicographically, each part
+// so. Neither is NaN.
 template <class T>
 constexpr bool ordered_less(const T& a, const T& b) {
     if constexpr (is_complex_v<T>) {
-        return a.real() < b.real() || (a.real() == b.real() && ordered_less(a.imag(), b.imag()));
+        if (ordered_less(a.real(), b.real())) return true;
+        if (ordered_less(b.real(), a.real())) return false;
+        return ordered_less(a.imag(), b.imag());
     } else if constexpr (std::is_floating_point_v<T>) {
         return a < b || (a == b && std::signbit(a) && !std::signbit(b));
     } else {

@@ -587,14 +587,21 @@ void verify_reductions(const tree_case& c, const outcome& out, const std::vector
                         best = k;
                         break;
                     }
-                    const bool better = is_min ? ref::detail::less(xs[k], xs[best]) : ref::detail::less(xs[best], xs[k]);
-                    // -0 < +0 for min/max (argmin/argmax: equal values keep the first index).
-                    const bool zero_tie = (r.kind == reduce_kind::min || r.kind == reduce_kind::max) &&
-                                          ref::is_float(acc) && ref::to_double(xs[k]) == 0 &&
-                                          ref::to_double(xs[best]) == 0 &&
-                                          std::signbit(ref::to_double(xs[k])) == is_min &&
-                                          std::signbit(ref::to_double(xs[best])) != is_min;
-                    if (better || zero_tie) best = k;
+                    // min/max order -0 before +0 (complex values: lexicographically, each part so); argmin
+                    // and argmax compare values (equal ones keep the first index).
+                    const bool signed_zeros = r.kind == reduce_kind::min || r.kind == reduce_kind::max;
+                    const auto before = [&](const scalar& a, const scalar& b) {
+                        if (!signed_zeros || !(ref::is_float(acc) || ref::is_complex(acc))) return ref::detail::less(a, b);
+                        const auto part_less = [](double x, double y) {
+                            return x < y || (x == y && std::signbit(x) && !std::signbit(y));
+                        };
+                        if (ref::is_float(acc)) return part_less(ref::to_double(a), ref::to_double(b));
+                        const ref::c128 p = ref::to_c128(a), q = ref::to_c128(b);
+                        if (part_less(p.real(), q.real())) return true;
+                        if (part_less(q.real(), p.real())) return false;
+                        return part_less(p.imag(), q.imag());
+                    };
+                    if (is_min ? before(xs[k], xs[best]) : before(xs[best], xs[k])) best = k;
                 }
                 if (r.kind == reduce_kind::argmin || r.kind == reduce_kind::argmax) {
                     if (ref::to_int(got) != elems[best].second)
