@@ -388,4 +388,35 @@ TEST(reduce_eval, to_eigen_lowers_a_reduction_to_eigens_reducers) {
     EXPECT_THROW((void)mixt::to_eigen(mixt::min(empty, 0)), mixt::shape_error);
 }
 
+TEST(reduce_eval, bools_and_wrapping_on_both_paths) {
+    Eigen::Tensor<bool, 1> b(3);
+    b.setValues({true, false, true});
+    // sum<bool> and prod<bool> are `or` and `and`, as JAX's (XLA adds and multiplies predicates so).
+    EXPECT_TRUE(mixt::eval(mixt::sum<bool>(b))());
+    EXPECT_FALSE(mixt::eval(mixt::prod<bool>(b))());
+    EXPECT_TRUE(mixt::eval(mixt::dot(b, b))());
+    EXPECT_EQ(mixt::eval(mixt::sum(b))(), 2); // the default int
+    EXPECT_EQ(mixt::eval(mixt::argmax(b))(), 0);
+    EXPECT_EQ(mixt::eval(mixt::argmin(b))(), 1);
+    EXPECT_FALSE(mixt::eval(mixt::min(b))());
+    // The lowering wraps as eval does (no signed overflow inside Eigen's reducers).
+    Eigen::Tensor<std::int64_t, 1> i(2);
+    i.setValues({std::numeric_limits<std::int64_t>::max(), 1});
+    const Eigen::Tensor<std::int64_t, 0> s = mixt::to_eigen(mixt::sum(i));
+    EXPECT_EQ(s(), mixt::eval(mixt::sum(i))());
+    Eigen::Tensor<std::uint16_t, 1> u(3);
+    u.setValues({60000, 60000, 3});
+    const Eigen::Tensor<std::uint16_t, 0> p = mixt::to_eigen(mixt::prod<std::uint16_t>(u));
+    EXPECT_EQ(p(), mixt::eval(mixt::prod<std::uint16_t>(u))());
+    EXPECT_EQ(p(), static_cast<std::uint16_t>(60000ull * 60000ull * 3ull));
+    // A reduction of nothing without an identity throws even where the result has no element.
+    Eigen::Tensor<float, 2> e(0, 0);
+    EXPECT_THROW((void)mixt::eval(mixt::max(e, 1)), mixt::shape_error);
+    // Over an axis of one element: each element itself.
+    Eigen::Tensor<float, 2> column(1000, 1);
+    fill(column, 23);
+    const auto same = mixt::eval(mixt::sum(column, 1));
+    for (Eigen::Index k = 0; k < 1000; ++k) ASSERT_EQ(same(k), column(k, 0));
+}
+
 } // namespace

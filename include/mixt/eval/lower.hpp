@@ -277,6 +277,13 @@ struct dense_operand {
     static constexpr bool value = false;
     using type = void;
 };
+/// to_eigen of min or max of complex values (Eigen's reducers have no order for them).
+template <class Complex>
+struct complex_extreme {
+    static_assert(sizeof(Complex) == 0, "mixt: to_eigen: Eigen's min/max reducers do not order complex values (the "
+                                        "template argument); evaluate the reduction with mixt::eval");
+    using type = void;
+};
 /// to_eigen of an expression with a reduction in it (the template's argument).
 template <class Expression>
 struct reduction_operand {
@@ -470,8 +477,9 @@ struct lowerable_reduction<reduction<K, C, N, Keep, Given>>
     : std::bool_constant<!has_reduction_v<C> && std::is_void_v<first_dense_leaf_t<C>>> {};
 
 /// to_eigen of a reduction at the root: the operand lowered in the accumulator's dtype, then Eigen's reducer
-/// over the same axes (NaN-propagating for min and max), converted to the result's dtype. Eigen sums in its
-/// own order (a tree of packets): the result is within the same bound as mixt's, not equal to it bit for bit.
+/// over the same axes (NaN-propagating for min and max), converted to the result's dtype. The results are
+/// Eigen's: its sums add in its own order (within the same bound as mixt's, not equal bit for bit), the sign of
+/// a zero min or max is its, and its argmin/argmax do not take a NaN for the extreme.
 template <class Red>
 auto lower_reduction(const Red& r) {
     using C = typename Red::child_type;
@@ -490,7 +498,13 @@ auto lower_reduction(const Red& r) {
     }
     if (count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin || K == reduce_kind::argmax))
         throw_lowered_empty_reduction(what);
-    const auto x = lower_to<A>(r.child, dims);
+    // Integers are reduced as unsigned integers of at least 32 bits (Eigen's reducers use `+=` and `*=`: a signed
+    // or narrow one would overflow as an int, which is undefined): the same result modulo 2^n, converted back.
+    using L = std::conditional_t<is_int_v<A> && (K == reduce_kind::sum || K == reduce_kind::prod || K == reduce_kind::mean),
+                                 std::conditional_t<(sizeof(A) < 4), std::uint32_t, std::make_unsigned_t<
+                                     std::conditional_t<is_int_v<A>, A, int>>>,
+                                 A>;
+    const auto x = lower_to<L>(r.child, dims);
     // The result's dimensions with keepdims: the reduced ones of size 1.
     Eigen::DSizes<Eigen::Index, Red::rank> out{};
     if constexpr (Red::keep) {
@@ -503,12 +517,15 @@ auto lower_reduction(const Red& r) {
         else
             return reduced;
     };
-    if constexpr (K == reduce_kind::sum)
-        return shaped(x.sum(axes).template cast<T>());
+    if constexpr ((K == reduce_kind::min || K == reduce_kind::max) && is_complex_v<A>) {
+        static_assert(sizeof(typename lowering_error::complex_extreme<A>::type*) > 0);
+        return 0;
+    } else if constexpr (K == reduce_kind::sum)
+        return shaped(x.sum(axes).template cast<A>().template cast<T>());
     else if constexpr (K == reduce_kind::prod)
-        return shaped(x.prod(axes).template cast<T>());
+        return shaped(x.prod(axes).template cast<A>().template cast<T>());
     else if constexpr (K == reduce_kind::mean && is_int_v<A>)
-        return shaped((x.sum(axes).template cast<double>() / static_cast<double>(count)).template cast<T>());
+        return shaped((x.sum(axes).template cast<A>().template cast<double>() / static_cast<double>(count)).template cast<T>());
     else if constexpr (K == reduce_kind::mean && is_complex_v<A>)
         return shaped((x.sum(axes) / A(static_cast<typename A::value_type>(count))).template cast<T>());
     else if constexpr (K == reduce_kind::mean)

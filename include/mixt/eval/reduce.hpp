@@ -29,8 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -59,6 +61,10 @@ namespace mixt::detail {
 template <class A>
 struct wrapping {
     using type = A;
+};
+template <>
+struct wrapping<bool> { // sum<bool> and prod<bool> (JAX adds bools as `or`, multiplies them as `and`): bytes
+    using type = unsigned char;
 };
 template <class A>
     requires(is_int_v<A> && std::is_signed_v<A>)
@@ -102,7 +108,12 @@ struct reduce_op {
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
     static lane identity() { return lane(0); }
-    static lane combine(lane a, lane b) { return static_cast<lane>(a + b); }
+    static lane combine(lane a, lane b) {
+        if constexpr (std::is_same_v<A, bool>)
+            return static_cast<lane>(a | b);
+        else
+            return static_cast<lane>(a + b);
+    }
     static lane from(A x, index_t) { return static_cast<lane>(x); }
 };
 template <class A>
@@ -112,7 +123,9 @@ struct reduce_op<reduce_kind::prod, A> {
     static constexpr bool indexed = false;
     static lane identity() { return lane(1); }
     static lane combine(lane a, lane b) {
-        if constexpr (std::is_unsigned_v<lane> && sizeof(lane) < sizeof(unsigned))
+        if constexpr (std::is_same_v<A, bool>)
+            return static_cast<lane>(a & b);
+        else if constexpr (std::is_unsigned_v<lane> && sizeof(lane) < sizeof(unsigned))
             return static_cast<lane>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
         else
             return static_cast<lane>(a * b);
@@ -174,7 +187,9 @@ struct reduce_op<K, A> {
     using lane = indexed_value<A>;
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = true;
-    static lane identity() { return {reduce_op<K == reduce_kind::argmin ? reduce_kind::min : reduce_kind::max, A>::identity(), -1}; }
+    static lane identity() {
+        return {static_cast<A>(reduce_op<K == reduce_kind::argmin ? reduce_kind::min : reduce_kind::max, A>::identity()), -1};
+    }
     // b replaces a where it is more extreme (a NaN more than anything), or as extreme with a smaller index;
     // an identity (index -1) is always replaced.
     static lane combine(lane a, lane b) {
@@ -585,17 +600,30 @@ void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Ta
                 std::atomic<int> next{0};
                 std::atomic<int> done{0};
             };
+            struct failure {
+                std::mutex m;
+                std::exception_ptr first;
+            };
             const auto state = std::make_shared<shared_state>();
-            const auto work = [state, &task, tasks, piece, pieces] {
+            const auto failed = std::make_shared<failure>();
+            // A piece that throws (std::bad_alloc of its scratch) is counted done and its exception kept: the
+            // caller waits for every piece, which use its stack, before it rethrows the first one.
+            const auto work = [state, failed, &task, tasks, piece, pieces] {
                 for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
                     const index_t first = p * piece;
-                    task(first, std::min(tasks, first + piece));
+                    try {
+                        task(first, std::min(tasks, first + piece));
+                    } catch (...) {
+                        const std::lock_guard<std::mutex> lock(failed->m);
+                        if (!failed->first) failed->first = std::current_exception();
+                    }
                     state->done.fetch_add(1, std::memory_order_release);
                 }
             };
             for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
             work();
             while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+            if (failed->first) std::rethrow_exception(failed->first);
             return;
         }
     }
@@ -728,10 +756,10 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     }
     index_t outputs = 1, reduced_count = 1;
     for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) (reduced[d] ? reduced_count : outputs) *= S[d];
-    if (outputs == 0) return out;
     if (reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
                                K == reduce_kind::argmax))
-        throw_empty_reduction(what, shape_text(S));
+        throw_empty_reduction(what, shape_text(S)); // also when there is no output (NumPy and JAX raise too)
+    if (outputs == 0) return out;
 
     // The leaves' strides over the broadcast shape.
     const auto views = leaf_views_of(c);
@@ -821,7 +849,8 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     };
 
     const auto task = [&](index_t first, index_t last) {
-        reduce_scratch<lane> scratch(shape.P, columns, super / shape.block);
+        // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
+        reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
         for (index_t t = first; t < last; ++t) {
             const index_t row = t / per_row, sb = t % per_row;
             lane* const result = partial.data() + static_cast<std::size_t>(t * columns);

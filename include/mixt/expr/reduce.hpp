@@ -11,10 +11,10 @@
 //   - sum, prod: bool and integers narrower than the default int give the default int (signed) or the
 //     unsigned int of its width; f16 and bf16 accumulate in f32 and return f16/bf16; the rest keep their dtype.
 //     Integers wrap in the result's dtype. `sum<T>(x)` converts every element to T first, returns T, and
-//     accumulates in T (f32 for f16/bf16).
+//     accumulates in T (f32 for f16/bf16; bools add as `or` and multiply as `and`, as JAX's).
 //   - mean: bool and integers of up to 32 bits give f32, 64-bit integers the default float; f16/bf16 are
-//     computed in f32 and return f16/bf16. Integers of up to 32 bits are summed exactly (in 64 bits) and the
-//     quotient rounded once.
+//     computed in f32 and return f16/bf16. Integers of up to 32 bits are summed exactly (in 64 bits), the sum
+//     divided by the count in double (exact below 2^53), and the quotient rounded to f32.
 //   - min, max: the operand's dtype; NaN propagates; -0 < +0. Complex values compare lexicographically.
 //   - argmin, argmax: the default int; the index of the first extreme element (a NaN counts as the extreme);
 //     complex operands are rejected, as JAX rejects them.
