@@ -313,6 +313,7 @@ TEST(reduce_eval, dense_operands) {
     double ref = 0;
     for (int i = 0; i < 1000; ++i) ref += static_cast<double>(a(i)) * b(i);
     EXPECT_EQ(d(), static_cast<float>(ref)); // exact: quarter-integers
+    EXPECT_THROW((void)mixt::dot(a, b.head(999)), mixt::shape_error);
     Eigen::MatrixXf m(3, 4);
     m << 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12;
     const auto cols = mixt::eval(mixt::sum(m, 0)); // column sums of a column-major matrix

@@ -377,10 +377,17 @@ MIXT_REDUCTION(argmax, reduce_kind::argmax)
 #undef MIXT_REDUCTION_AXES
 
 /// The dot product of two rank-1 operands of any dtypes: `sum(a * b)` in the product's dtype (f16/bf16
-/// accumulate in f32; integers wrap in their own dtype, as JAX's dot does).
+/// accumulate in f32; integers wrap in their own dtype, as JAX's dot does). Two arrays of different lengths
+/// throw mixt::shape_error; operands that are expressions broadcast as `a * b` does.
 template <class A, class B>
     requires(detail::reducible<A> && detail::reducible<B>)
 auto dot(A&& a, B&& b) {
+    // Two arrays of different lengths are an error (JAX raises), not a broadcast of a length-1 one.
+    if constexpr (requires { a.size(); b.size(); }) {
+        if (static_cast<long long>(a.size()) != static_cast<long long>(b.size()))
+            throw shape_error("mixt: dot: the operands have " + std::to_string(a.size()) + " and " +
+                              std::to_string(b.size()) + " elements");
+    }
     auto product = detail::make_node<op::multiply>(static_cast<A&&>(a), static_cast<B&&>(b));
     using P = decltype(product);
     static_assert(P::rank == 1, "mixt: dot: both operands must have rank 1");
