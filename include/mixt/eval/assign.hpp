@@ -197,14 +197,6 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
     for_each_leaf(e, check_leaf);
 }
 
-template <class Device>
-inline constexpr bool is_thread_pool_device_v =
-#if defined(EIGEN_USE_THREADS)
-    std::is_same_v<Device, Eigen::ThreadPoolDevice>;
-#else
-    false;
-#endif
-
 #if defined(EIGEN_USE_THREADS)
 /// How many pieces run_on_pool cuts a pass into per thread.
 inline constexpr int pieces_per_thread = 4;

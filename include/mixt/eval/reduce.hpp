@@ -578,20 +578,12 @@ struct reduce_source {
 
 // --- Running tasks -------------------------------------------------------------------------------------------------
 
-template <class Device>
-inline constexpr bool reduce_on_pool_v =
-#if defined(EIGEN_USE_THREADS)
-    std::is_same_v<Device, Eigen::ThreadPoolDevice>;
-#else
-    false;
-#endif
-
 /// Runs task(first, last) over [0, tasks) on `threads` threads of the device (the caller one of them), pieces
 /// taken in turn from a shared counter.
 template <class Device, class Task>
 void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Task& task) {
 #if defined(EIGEN_USE_THREADS)
-    if constexpr (reduce_on_pool_v<Device>) {
+    if constexpr (is_thread_pool_device_v<Device>) {
         if (threads > 1 && tasks > 1) {
             const index_t wanted = static_cast<index_t>(threads) * 4;
             const index_t piece = std::max<index_t>(1, (tasks + wanted - 1) / wanted);
@@ -635,7 +627,7 @@ void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Ta
 
 template <class Device>
 int device_threads(const Device& device) {
-    if constexpr (reduce_on_pool_v<Device>)
+    if constexpr (is_thread_pool_device_v<Device>)
         return device.numThreads();
     else {
         (void)device;
