@@ -119,7 +119,16 @@ EIGEN_DEVICE_FUNC constexpr Eigen::bfloat16 bf16_from_bits(std::uint16_t b) noex
 
 // f16 -> f32 is exact; written on the bits (not Eigen's half_to_float) so that it is constexpr and quiets
 // signaling NaNs exactly as F16C's vcvtph2ps does.
+// In CUDA device code the conversions below are the GPU's own instructions (cvt), which round the same way
+// (to nearest even, subnormals included); a NaN may come out with another payload (the NaN contract).
 EIGEN_DEVICE_FUNC constexpr float f16_bits_to_f32(std::uint16_t h) noexcept {
+#if defined(__CUDA_ARCH__)
+    if (!std::is_constant_evaluated()) {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+        return f;
+    }
+#endif
     const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
     const std::uint32_t exp = (h >> 10) & 0x1fu;
     const std::uint32_t man = h & 0x3ffu;
@@ -137,6 +146,13 @@ EIGEN_DEVICE_FUNC constexpr float bf16_bits_to_f32(std::uint16_t h) noexcept {
 
 // f32 -> f16, round to nearest even; bit-identical to vcvtps2ph with _MM_FROUND_TO_NEAREST_INT.
 EIGEN_DEVICE_FUNC constexpr std::uint16_t f32_to_f16_bits(float f) noexcept {
+#if defined(__CUDA_ARCH__)
+    if (!std::is_constant_evaluated()) {
+        unsigned short r;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+        return r;
+    }
+#endif
     const std::uint32_t b = f32_bits(f);
     const std::uint32_t sign = (b >> 16) & 0x8000u;
     const std::uint32_t a = b & 0x7fffffffu;
@@ -161,6 +177,13 @@ EIGEN_DEVICE_FUNC constexpr std::uint16_t f32_to_f16_bits(float f) noexcept {
 }
 
 EIGEN_DEVICE_FUNC constexpr std::uint16_t f32_to_bf16_bits(float f) noexcept {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (!std::is_constant_evaluated()) {
+        unsigned short r;
+        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+        return r;
+    }
+#endif
     const std::uint32_t b = f32_bits(f);
     if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((b >> 16) | 0x0040u);
     // Adding just under half an ulp (plus the lsb for ties-to-even) carries into the exponent when rounding

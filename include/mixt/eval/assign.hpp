@@ -31,6 +31,7 @@
 
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/fused.hpp"
+#include "mixt/eval/gpu.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/reduce.hpp"
 #include "mixt/eval/space.hpp"
@@ -344,7 +345,7 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
             return;
         }
     }
-    if constexpr (fusable_v<E> && has_view_v<D> && cpu_device_v<Device>) {
+    if constexpr (fusable_v<E> && has_view_v<D> && (cpu_device_v<Device> || gpu_device_v<Device>)) {
         const auto out = destination_view(dst);
         const auto views = leaf_views_of(e);
         constexpr std::size_t M = std::tuple_size_v<std::remove_const_t<decltype(views)>> + 1;
@@ -358,6 +359,10 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
             views);
         const bool row_major = std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor);
         const auto space = make_space<R, M>(out.dims, strides, row_major);
+        if constexpr (gpu_device_v<Device>) {
+            gpu::run(out.data, space, e, device); // mixt's own kernel (gpu.hpp)
+            return;
+        }
         index_t total = 1;
         for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
         if (total == 0) return;

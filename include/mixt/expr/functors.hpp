@@ -88,6 +88,23 @@ EIGEN_DEVICE_FUNC constexpr T rounded(T x) {
 #endif
 }
 
+// The product x * y rounded to F, never fused into the sum that consumes it: on the host rounded(x * y); in CUDA
+// device code __fmul_rn/__dmul_rn, which nvcc never contracts into a multiply-add, whatever -fmad the program
+// is built with (its default, -fmad=true, fuses a plain product with the sum that consumes it).
+template <class F>
+EIGEN_DEVICE_FUNC F mul_rn(F x, F y) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<F, float>)
+        return __fmul_rn(x, y);
+    else if constexpr (std::is_same_v<F, double>)
+        return __dmul_rn(x, y);
+    else
+        return x * y;
+#else
+    return rounded(x * y);
+#endif
+}
+
 template <class T, class F>
 EIGEN_DEVICE_FUNC T via_compute(const T& a, F f) {
     return static_cast<T>(f(static_cast<compute_t<T>>(a)));
@@ -97,11 +114,16 @@ EIGEN_DEVICE_FUNC T via_compute(const T& a, const T& b, F f) {
     return static_cast<T>(f(static_cast<compute_t<T>>(a), static_cast<compute_t<T>>(b)));
 }
 
+// Complex values are combined part by part here and below, never through std::complex's operators: with nvcc
+// 13, libstdc++ 12 and C++20, its constexpr `+ - / +=` (written over GNU __complex__ values) compile to nothing
+// in device code (`a + b` gives `a`, silently). test/gpu/ptx_check.cmake checks the instructions each of these
+// functions compiles to for the device.
 struct add_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
         if constexpr (is_bool_v<T>) return a || b;
         else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) + static_cast<wrap_t<T>>(b)));
+        else if constexpr (is_complex_v<T>) return T(a.real() + b.real(), a.imag() + b.imag());
         else return via_compute(a, b, [](auto x, auto y) { return x + y; });
     }
 };
@@ -109,6 +131,7 @@ struct sub_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a, const T& b) const {
         if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) - static_cast<wrap_t<T>>(b)));
+        else if constexpr (is_complex_v<T>) return T(a.real() - b.real(), a.imag() - b.imag());
         else return via_compute(a, b, [](auto x, auto y) { return x - y; });
     }
 };
@@ -130,7 +153,7 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_multiply(const std::complex<F>& x, con
     const auto isinf = [](F v) { return (Eigen::numext::isinf)(v); };
     const auto isnan = [](F v) { return (Eigen::numext::isnan)(v); };
     F a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
-    const F ac = rounded(a * c), bd = rounded(b * d), ad = rounded(a * d), bc = rounded(b * c);
+    const F ac = mul_rn(a, c), bd = mul_rn(b, d), ad = mul_rn(a, d), bc = mul_rn(b, c);
     F re = ac - bd, im = ad + bc;
     if (isnan(re) && isnan(im)) {
         bool recompute = false;
@@ -149,8 +172,8 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_multiply(const std::complex<F>& x, con
         }
         if (recompute) {
             const F inf = std::numeric_limits<F>::infinity();
-            re = inf * (rounded(a * c) - rounded(b * d));
-            im = inf * (rounded(a * d) + rounded(b * c));
+            re = inf * (mul_rn(a, c) - mul_rn(b, d));
+            im = inf * (mul_rn(a, d) + mul_rn(b, c));
         }
     }
     return {re, im};
@@ -162,7 +185,7 @@ struct mul_fn {
         if constexpr (is_bool_v<T>) return a && b;
         else if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b)));
         else if constexpr (is_complex_v<T>) return complex_multiply(a, b);
-        else return via_compute(a, b, [](auto x, auto y) { return rounded(x * y); });
+        else return via_compute(a, b, [](auto x, auto y) { return mul_rn(x, y); });
     }
 };
 // The complex<double> quotient x / y, written out: libstdc++'s operator/ calls libgcc's __divdc3, whose
@@ -205,32 +228,38 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_divide(const std::complex<F>& x, const
         a = scalbn(a, -ex);
         b = scalbn(b, -ex);
     }
-    const F denominator = rounded(c * c) + rounded(d * d);
-    F re = scalbn((rounded(a * c) + rounded(b * d)) / denominator, ex - ey);
-    F im = scalbn((rounded(b * c) - rounded(a * d)) / denominator, ex - ey);
+    const F denominator = mul_rn(c, c) + mul_rn(d, d);
+    F re = scalbn((mul_rn(a, c) + mul_rn(b, d)) / denominator, ex - ey);
+    F im = scalbn((mul_rn(b, c) - mul_rn(a, d)) / denominator, ex - ey);
     if (isnan(re) && isnan(im)) {
         const F inf = std::numeric_limits<F>::infinity();
         if ((isinf(a) || isinf(b)) && isfinite(c) && isfinite(d)) {
             a = complex_box(a), b = complex_box(b);
-            re = inf * (rounded(a * c) + rounded(b * d));
-            im = inf * (rounded(b * c) - rounded(a * d));
+            re = inf * (mul_rn(a, c) + mul_rn(b, d));
+            im = inf * (mul_rn(b, c) - mul_rn(a, d));
         } else if (isinf(ymax) && isfinite(a) && isfinite(b)) {
             c = complex_box(c), d = complex_box(d);
-            re = F(0) * (rounded(a * c) + rounded(b * d));
-            im = F(0) * (rounded(b * c) - rounded(a * d));
+            re = F(0) * (mul_rn(a, c) + mul_rn(b, d));
+            im = F(0) * (mul_rn(b, c) - mul_rn(a, d));
         }
     }
     return {re, im};
 }
 
-// The complex quotient mixt computes: complex<double> as complex_divide says; complex<float> is libstdc++'s
-// operator/ (libgcc's __divsc3, whose results were right wherever checked against exact arithmetic).
+// The complex quotient mixt computes: complex<double> as complex_divide says; complex<float> by the same
+// algorithm in double, each part rounded once to float. The products of float parts are exact in double and
+// each part of the double quotient is within a few double ulp of the exact one, so the float parts are
+// correctly rounded but for double rounding next to a tie: more accurate than libgcc's __divsc3 (std::complex's
+// operator/ on the host, which compiles to nothing in CUDA device code), and the same bits on every device.
 template <class F>
 EIGEN_DEVICE_FUNC std::complex<F> complex_quotient(const std::complex<F>& x, const std::complex<F>& y) {
-    if constexpr (std::is_same_v<F, double>)
+    if constexpr (std::is_same_v<F, double>) {
         return complex_divide(x, y);
-    else
-        return x / y;
+    } else {
+        const std::complex<double> q = complex_divide(std::complex<double>(static_cast<double>(x.real()), static_cast<double>(x.imag())),
+                                                      std::complex<double>(static_cast<double>(y.real()), static_cast<double>(y.imag())));
+        return {static_cast<F>(q.real()), static_cast<F>(q.imag())};
+    }
 }
 
 struct div_fn { // true division: operands are already floating or complex
@@ -317,10 +346,22 @@ struct neg_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a) const {
         if constexpr (is_int_v<T>) return from_wrap<T>(static_cast<wrap_t<T>>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a)));
+        else if constexpr (is_complex_v<T>) return T(-a.real(), -a.imag());
         else return via_compute(a, [](auto x) { return -x; });
     }
 };
 
+struct equal_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC bool operator()(const T& a, const T& b) const {
+        if constexpr (is_complex_v<T>) return a.real() == b.real() && a.imag() == b.imag();
+        else return static_cast<compute_t<T>>(a) == static_cast<compute_t<T>>(b);
+    }
+};
+struct not_equal_fn {
+    template <class T>
+    EIGEN_DEVICE_FUNC bool operator()(const T& a, const T& b) const { return !equal_fn{}(a, b); }
+};
 #define MIXT_DETAIL_COMPARE(NAME, OP)                                                                          \
     struct NAME {                                                                                              \
         template <class T>                                                                                     \
@@ -328,8 +369,6 @@ struct neg_fn {
             return static_cast<compute_t<T>>(a) OP static_cast<compute_t<T>>(b);                               \
         }                                                                                                      \
     };
-MIXT_DETAIL_COMPARE(equal_fn, ==)
-MIXT_DETAIL_COMPARE(not_equal_fn, !=)
 MIXT_DETAIL_COMPARE(less_fn, <)
 MIXT_DETAIL_COMPARE(less_equal_fn, <=)
 MIXT_DETAIL_COMPARE(greater_fn, >)
@@ -559,7 +598,13 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_general_pow(const std::complex<F>& z, 
         return std::pow(z, w);
     }
 #else
-    return std::pow(z, w);
+    // Device code: exp(w * log(z)) from device_complex's exp and log, in complex128 (a GPU has nothing wider), 0
+    // for a zero base with a positive real exponent (libstdc++'s rule).
+    if (z.real() == F(0) && z.imag() == F(0) && w.real() > F(0)) return {F(0), F(0)};
+    const std::complex<double> zd(static_cast<double>(z.real()), static_cast<double>(z.imag()));
+    const std::complex<double> wd(static_cast<double>(w.real()), static_cast<double>(w.imag()));
+    const std::complex<double> r = device_complex::exp(complex_multiply(wd, device_complex::log(zd)));
+    return {static_cast<F>(r.real()), static_cast<F>(r.imag())};
 #endif
 }
 
@@ -673,7 +718,7 @@ struct imag_fn {
 struct conj_fn {
     template <class T>
     EIGEN_DEVICE_FUNC T operator()(const T& a) const {
-        if constexpr (is_complex_v<T>) return std::conj(a);
+        if constexpr (is_complex_v<T>) return T(a.real(), -a.imag());
         else return a;
     }
 };

@@ -1,0 +1,405 @@
+#ifndef MIXT_EVAL_GPU_HPP
+#define MIXT_EVAL_GPU_HPP
+
+// mixt's own kernel for `assign(dst, e, gpu_device)` (an Eigen::GpuDevice, on its stream), where every leaf
+// and the destination are arrays in memory (fusable_v). Compiled only by nvcc with EIGEN_USE_GPU defined;
+// elsewhere this header declares that no device is a GPU.
+//
+// The kernel reads the same data as the CPU's strided pass: the iteration space (space.hpp: dimensions in
+// memory order, merged where every operand allows, one stride per operand and dimension, 0 on a broadcast
+// dimension) and the expression's tree. From them `builder` makes a tree of device nodes holding only
+// pointers, strides and converted literal values; each node computes its element with the per-element
+// functors of expr/functors.hpp, so the GPU's results are the CPU's (under the NaN contract; products are
+// rounded on their own, __fmul_rn, whatever -fmad says). Three kernels, all grid-stride loops:
+//   - flat_vector_kernel, where every operand is one contiguous run and every pointer is 16-byte aligned:
+//     each thread loads V consecutive elements of each leaf with 16-byte (or narrower, for a wide leaf that
+//     caps V) loads, computes them, and stores V results the same way; the n % V last elements one per thread;
+//   - flat_kernel, the same one element per thread (misaligned pointers);
+//   - strided_kernel, for broadcast and strided operands or destinations: the element's index in the space
+//     is split into one index per dimension, and each operand's offset is its strides' dot product with it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "mixt/eval/lower.hpp"
+#include "mixt/eval/space.hpp"
+#include "mixt/eval/strided.hpp"
+#include "mixt/expr/expression.hpp"
+#include "mixt/expr/functors.hpp"
+
+namespace mixt::detail {
+
+/// Whether assign runs mixt's GPU kernel on a Device: an Eigen::GpuDevice, where nvcc compiles the program
+/// with EIGEN_USE_GPU.
+template <class Device>
+inline constexpr bool gpu_device_v = false;
+
+#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
+
+template <>
+inline constexpr bool gpu_device_v<Eigen::GpuDevice> = true;
+
+namespace gpu {
+
+/// V values of T, in registers.
+template <class T, int V>
+struct lanes {
+    T v[V];
+};
+
+/// The element a kernel computes: at flat index i of every operand (flat kernels), or at index idx[d] along
+/// each of the space's `rank` dimensions (strided_kernel).
+struct flat_at {
+    index_t i;
+};
+template <int N>
+struct grid_at {
+    index_t idx[N];
+    int rank;
+};
+
+// The widest unsigned type of at most 16 bytes that divides `bytes`.
+template <int Bytes>
+using load_unit_t = std::conditional_t<
+    Bytes % 16 == 0, uint4,
+    std::conditional_t<Bytes % 8 == 0, uint2,
+                       std::conditional_t<Bytes % 4 == 0, unsigned, std::conditional_t<Bytes % 2 == 0, unsigned short, unsigned char>>>>;
+
+/// The V elements at p (aligned to the load unit), in as few loads as the unit allows.
+template <int V, class T>
+__device__ __forceinline__ lanes<T, V> load_lanes(const T* p) {
+    constexpr int bytes = V * static_cast<int>(sizeof(T));
+    using U = load_unit_t<bytes>;
+    constexpr int units = bytes / static_cast<int>(sizeof(U));
+    U u[units];
+#pragma unroll
+    for (int k = 0; k < units; ++k) u[k] = reinterpret_cast<const U*>(p)[k];
+    lanes<T, V> r;
+    memcpy(static_cast<void*>(r.v), u, bytes);
+    return r;
+}
+template <int V, class T>
+__device__ __forceinline__ void store_lanes(T* p, const lanes<T, V>& r) {
+    constexpr int bytes = V * static_cast<int>(sizeof(T));
+    using U = load_unit_t<bytes>;
+    constexpr int units = bytes / static_cast<int>(sizeof(U));
+    U u[units];
+    memcpy(u, static_cast<const void*>(r.v), bytes);
+#pragma unroll
+    for (int k = 0; k < units; ++k) reinterpret_cast<U*>(p)[k] = u[k];
+}
+
+/// An array operand: its elements' address and its stride along each dimension of the space (in elements).
+template <class T, int N>
+struct leaf_node {
+    using value_type = T;
+    const T* p;
+    index_t stride[N];
+    __device__ T at(flat_at a) const { return p[a.i]; }
+    __device__ T at(const grid_at<N>& g) const {
+        index_t offset = 0;
+        for (int d = 0; d < g.rank; ++d) offset += g.idx[d] * stride[d];
+        return p[offset];
+    }
+    template <int V>
+    __device__ lanes<T, V> lanes_at(index_t i) const { return load_lanes<V>(p + i); }
+};
+
+/// A literal, converted to its operand type on the host.
+template <class T>
+struct const_node {
+    using value_type = T;
+    T s;
+    template <class At>
+    __device__ T at(const At&) const { return s; }
+    template <int V>
+    __device__ lanes<T, V> lanes_at(index_t) const {
+        lanes<T, V> r;
+#pragma unroll
+        for (int k = 0; k < V; ++k) r.v[k] = s;
+        return r;
+    }
+};
+
+/// A node's value converted to S (mixt::convert: the CPU's conversion, bit for bit).
+template <class S, class K>
+struct convert_node {
+    using value_type = S;
+    K k;
+    template <class At>
+    __device__ S at(const At& a) const { return mixt::convert<S>(k.at(a)); }
+    template <int V>
+    __device__ lanes<S, V> lanes_at(index_t i) const {
+        const auto x = k.template lanes_at<V>(i);
+        lanes<S, V> r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = mixt::convert<S>(x.v[j]);
+        return r;
+    }
+};
+
+/// An operation of one, two or three operands computing R (expr/functors.hpp).
+template <class Fn, class R, class... Ks>
+struct op_node;
+template <class Fn, class R, class K0>
+struct op_node<Fn, R, K0> {
+    using value_type = R;
+    K0 k0;
+    template <class At>
+    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a))); }
+    template <int V>
+    __device__ lanes<R, V> lanes_at(index_t i) const {
+        const auto x = k0.template lanes_at<V>(i);
+        lanes<R, V> r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j]));
+        return r;
+    }
+};
+template <class Fn, class R, class K0, class K1>
+struct op_node<Fn, R, K0, K1> {
+    using value_type = R;
+    K0 k0;
+    K1 k1;
+    template <class At>
+    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a))); }
+    template <int V>
+    __device__ lanes<R, V> lanes_at(index_t i) const {
+        const auto x = k0.template lanes_at<V>(i);
+        const auto y = k1.template lanes_at<V>(i);
+        lanes<R, V> r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j], y.v[j]));
+        return r;
+    }
+};
+template <class Fn, class R, class K0, class K1, class K2>
+struct op_node<Fn, R, K0, K1, K2> {
+    using value_type = R;
+    K0 k0;
+    K1 k1;
+    K2 k2;
+    template <class At>
+    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a), k2.at(a))); }
+    template <int V>
+    __device__ lanes<R, V> lanes_at(index_t i) const {
+        const auto x = k0.template lanes_at<V>(i);
+        const auto y = k1.template lanes_at<V>(i);
+        const auto z = k2.template lanes_at<V>(i);
+        lanes<R, V> r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j], y.v[j], z.v[j]));
+        return r;
+    }
+};
+
+/// An array compared with a literal (literal_compare_functor: in the join where the literal fits it, else by
+/// exact value).
+template <class F, class K>
+struct compare_node {
+    using value_type = bool;
+    K k;
+    F f;
+    template <class At>
+    __device__ bool at(const At& a) const { return f(k.at(a)); }
+    template <int V>
+    __device__ lanes<bool, V> lanes_at(index_t i) const {
+        const auto x = k.template lanes_at<V>(i);
+        lanes<bool, V> r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = f(x.v[j]);
+        return r;
+    }
+};
+
+/// The smallest and the largest element size among a tree's array operands.
+template <class K>
+struct leaf_sizes {
+    static constexpr std::size_t min = 16, max = 1;
+};
+template <class T, int N>
+struct leaf_sizes<leaf_node<T, N>> {
+    static constexpr std::size_t min = sizeof(T), max = sizeof(T);
+};
+template <class S, class K>
+struct leaf_sizes<convert_node<S, K>> : leaf_sizes<K> {};
+template <class F, class K>
+struct leaf_sizes<compare_node<F, K>> : leaf_sizes<K> {};
+template <class Fn, class R, class... Ks>
+struct leaf_sizes<op_node<Fn, R, Ks...>> {
+    static constexpr std::size_t min = std::min({std::size_t{16}, leaf_sizes<Ks>::min...});
+    static constexpr std::size_t max = std::max({std::size_t{1}, leaf_sizes<Ks>::max...});
+};
+
+/// Elements per thread of flat_vector_kernel writing D: 16 bytes of the narrowest operand, at most 64 bytes of
+/// the widest (registers), at least one.
+template <class D, class K>
+constexpr int lanes_per_thread() {
+    const std::size_t narrow = std::min(sizeof(D), leaf_sizes<K>::min);
+    const std::size_t wide = std::max(sizeof(D), leaf_sizes<K>::max);
+    std::size_t v = 16 / narrow;
+    while (v > 1 && v * wide > 64) v /= 2;
+    return static_cast<int>(v);
+}
+
+/// The device tree of an expression over an iteration space of M operands (the destination first, then the
+/// leaves in the order of leaf_views_of): make_kernel's rules (literals converted to their operand type,
+/// casts without an identity node, comparisons with a literal by exact value), with pointers and strides.
+template <int R, std::size_t M>
+struct builder {
+    static constexpr int N = static_cast<int>(iteration_space<R, M>::max_dims);
+    const iteration_space<R, M>& space;
+    std::size_t next = 1; // operand 0 is the destination
+
+    template <class S, class E>
+    auto kernel(const E& e) {
+        using V = value_t<E>;
+        if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
+            return const_node<S>{mixt::convert<S>(e.value)};
+        } else if constexpr (std::is_same_v<S, V>) {
+            return native(e);
+        } else {
+            auto k = native(e);
+            return convert_node<S, decltype(k)>{k};
+        }
+    }
+
+    template <class P, class X>
+    auto native(const leaf<P, X>& l) {
+        using T = value_t<leaf<P, X>>;
+        leaf_node<T, N> k{view_of(l.x).data, {}};
+        for (int d = 0; d < N; ++d) k.stride[d] = space.strides[next][static_cast<std::size_t>(d)];
+        ++next;
+        return k;
+    }
+
+    template <class Op, class... Cs>
+    auto native(const node<Op, Cs...>& n) {
+        using Nd = node<Op, Cs...>;
+        using Rt = value_t<Nd>;
+        using ops = typename Nd::operand_types;
+        if constexpr (literal_compare_v<Nd>) {
+            using LC = literal_compare<Nd>;
+            const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
+            const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
+            using J = boost::mp11::mp_at_c<ops, LC::literal_left ? 1 : 0>;
+            using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
+            using F = literal_compare_functor<typename Op::fn, LC::literal_left, J, L>;
+            auto k = kernel<J>(arr);
+            return compare_node<F, decltype(k)>{k, F{lit.value, mixt::convert<J>(lit.value), literal_fits<J>(lit.value)}};
+        } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
+            return kernel<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children));
+        } else {
+            static_assert(sizeof...(Cs) >= 1 && sizeof...(Cs) <= 3, "mixt: the GPU kernel takes operations of 1 to 3 operands");
+            // Braced initialization: the children are built left to right, the order of leaf_views_of.
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return op_node<typename Op::fn, Rt, decltype(kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
+                    kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...};
+            }(std::index_sequence_for<Cs...>{});
+        }
+    }
+};
+
+template <class D, class K, int V>
+__global__ void flat_vector_kernel(D* dst, K k, index_t chunks, index_t n) {
+    const index_t first = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t c = first; c < chunks; c += step) store_lanes<V>(dst + c * V, k.template lanes_at<V>(c * V));
+    const index_t t = chunks * V + first; // the last n % V elements
+    if (t < n) dst[t] = k.at(flat_at{t});
+}
+
+template <class D, class K>
+__global__ void flat_kernel(D* dst, K k, index_t n) {
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) dst[i] = k.at(flat_at{i});
+}
+
+/// The space as strided_kernel reads it: dimensions (memory order, outermost first) and the destination's strides.
+template <int N>
+struct space_desc {
+    index_t dims[N];
+    index_t dst_stride[N];
+    int rank;
+};
+
+template <class D, class K, int N>
+__global__ void strided_kernel(D* dst, K k, space_desc<N> s, index_t total) {
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
+        grid_at<N> g;
+        g.rank = s.rank;
+        index_t rest = i, offset = 0;
+        for (int d = s.rank - 1; d >= 0; --d) {
+            g.idx[d] = rest % s.dims[d];
+            rest /= s.dims[d];
+            offset += g.idx[d] * s.dst_stride[d];
+        }
+        dst[offset] = k.at(g);
+    }
+}
+
+[[noreturn]] inline void throw_launch_error(cudaError_t err) {
+    throw std::runtime_error(std::string("mixt: assign: the GPU kernel did not launch: ") + cudaGetErrorString(err));
+}
+
+/// Blocks of `threads` for `work` items on `device`: enough to fill every multiprocessor once, fewer for less work.
+inline unsigned blocks_for(index_t work, int threads, const Eigen::GpuDevice& device) {
+    const index_t full = static_cast<index_t>(device.getNumGpuMultiProcessors()) *
+                         (device.maxGpuThreadsPerMultiProcessor() / threads);
+    const index_t needed = (work + threads - 1) / threads;
+    return static_cast<unsigned>(std::max<index_t>(1, std::min(full, needed)));
+}
+
+/// Runs `e` into the destination of the iteration space (operand 0, at dst) on the device's stream. The
+/// launch is asynchronous, as Eigen's device assignments are: synchronize the device before reading dst.
+template <class D, int R, std::size_t M, class E>
+void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::GpuDevice& device) {
+    constexpr int threads = 256;
+    index_t total = 1;
+    for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
+    if (total == 0) return;
+    builder<R, M> b{space};
+    const auto k = b.template kernel<D>(e);
+    using K = std::remove_const_t<decltype(k)>;
+    bool flat = true, aligned = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
+    for (std::size_t o = 0; o < M; ++o) flat = flat && space.flat(o);
+    const auto views = leaf_views_of(e);
+    std::apply([&](const auto&... v) { ((aligned = aligned && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0), ...); }, views);
+    if (flat && aligned) {
+        constexpr int V = lanes_per_thread<D, K>();
+        const index_t chunks = total / V;
+        flat_vector_kernel<D, K, V><<<blocks_for(std::max<index_t>(chunks, 1), threads, device), threads, 0, device.stream()>>>(
+            dst, k, chunks, total);
+    } else if (flat) {
+        flat_kernel<D, K><<<blocks_for(total, threads, device), threads, 0, device.stream()>>>(dst, k, total);
+    } else {
+        constexpr int N = builder<R, M>::N;
+        space_desc<N> s{};
+        s.rank = space.rank;
+        for (int d = 0; d < N; ++d) {
+            s.dims[d] = space.dims[static_cast<std::size_t>(d)];
+            s.dst_stride[d] = space.strides[0][static_cast<std::size_t>(d)];
+        }
+        strided_kernel<D, K, N><<<blocks_for(total, threads, device), threads, 0, device.stream()>>>(dst, k, s, total);
+    }
+    if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) throw_launch_error(err);
+}
+
+} // namespace gpu
+#else
+namespace gpu {
+// Declared for assign's discarded branch; only nvcc with EIGEN_USE_GPU defines it.
+template <class D, int R, std::size_t M, class E, class Device>
+void run(D* dst, const iteration_space<R, M>& space, const E& e, const Device& device);
+} // namespace gpu
+#endif
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_GPU_HPP
