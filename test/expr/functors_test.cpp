@@ -541,6 +541,51 @@ TEST(functors, complex_product_rounds_each_term_and_recovers_infinities) {
 
 // complex<double> division is written out (complex_divide): libgcc's __divdc3 gave (inf, nan) and (nan, nan) for
 // the finite quotients below. Exact values from 300-bit arithmetic (mpmath) where quoted.
+// complex<float> division computes in complex<double> (complex_divide) and rounds each part once: the same
+// bits on the CPU and in CUDA device code (where std::complex's operator/ compiles to nothing), and each part
+// correctly rounded but for double rounding next to a tie. Checked against the quotient in long double
+// (64-bit mantissa: the float parts' products are exact), rounded to float.
+TEST(functors, complex_float_division_is_correctly_rounded) {
+    using C = std::complex<float>;
+    using L = long double;
+    std::uint64_t state = 0x2545f4914f6cdd1dull;
+    const auto next = [&] {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return state;
+    };
+    const auto random_float = [&] {
+        const float m = static_cast<float>(next() >> 40) * 0x1p-24f + 0.5f;
+        const int exponent = static_cast<int>(next() % 120) - 60;
+        return ((next() & 1) != 0 ? -1.0f : 1.0f) * std::ldexp(m, exponent);
+    };
+    const auto ulps_apart = [](float a, float b) {
+        const auto ordered = [](float x) {
+            std::int32_t i = 0;
+            std::memcpy(&i, &x, sizeof i);
+            return i < 0 ? std::int64_t{INT32_MIN} - i : std::int64_t{i};
+        };
+        const std::int64_t d = ordered(a) - ordered(b);
+        return d < 0 ? -d : d;
+    };
+    int exact = 0, total = 0;
+    for (int k = 0; k < 100000; ++k) {
+        const C x(random_float(), random_float()), y(random_float(), random_float());
+        const L xr = x.real(), xi = x.imag(), yr = y.real(), yi = y.imag();
+        const L den = yr * yr + yi * yi;
+        const float re = static_cast<float>((xr * yr + xi * yi) / den), im = static_cast<float>((xi * yr - xr * yi) / den);
+        const C q = d::div_fn{}(x, y);
+        ASSERT_LE(ulps_apart(q.real(), re), 1) << x << " / " << y << " = " << q;
+        ASSERT_LE(ulps_apart(q.imag(), im), 1) << x << " / " << y << " = " << q;
+        exact += (q.real() == re) + (q.imag() == im);
+        total += 2;
+    }
+    EXPECT_GE(exact, total - total / 10000) << exact << " of " << total << " parts correctly rounded";
+    // IEEE's special cases where one part of the divisor is zero: each part divided.
+    const float inf = inf_v<float>();
+    EXPECT_EQ(d::div_fn{}(C(1, -1), C(0, 0)), C(inf, -inf));
+    EXPECT_EQ(d::div_fn{}(C(3, 6), C(3, 0)), C(1, 2));
+}
+
 TEST(functors, complex_double_division_keeps_finite_quotients) {
     using C = std::complex<double>;
     const double inf = inf_v<double>();
