@@ -10,7 +10,7 @@ jobs=${MIXT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
   -DMIXT_BUILD_TESTS=ON -DMIXT_BUILD_BENCH=OFF -DMIXT_BUILD_EXAMPLES=OFF -DMIXT_BUILD_TOOLS=OFF \
   -DMIXT_TEST_COMPILE_CHECKS=OFF -DMIXT_TEST_EDGE_VALUES=OFF -DMIXT_CUDA_ARCHITECTURES=90-real \
-  "-DCMAKE_CUDA_FLAGS=-Xcompiler=-static-libstdc++,-static-libgcc" >/dev/null
+  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build "$build" --parallel "$jobs" --target test_gpu mixt-gpu-bench
 mkdir -p "$build/check"
 cp "$build/test/gpu/test_gpu" "$build/bench/gpu/mixt-gpu-bench" bench/gpu/device_check.sh "$build/check/"
