@@ -314,6 +314,10 @@ TEST(reduce_eval, dense_operands) {
     for (int i = 0; i < 1000; ++i) ref += static_cast<double>(a(i)) * b(i);
     EXPECT_EQ(d(), static_cast<float>(ref)); // exact: quarter-integers
     EXPECT_THROW((void)mixt::dot(a, b.head(999)), mixt::shape_error);
+    // Expressions too: their lengths are their arrays' (a length-1 operand is not broadcast, as in JAX).
+    EXPECT_THROW((void)mixt::dot(mixt::lazy(a) * 2, b.head(999)), mixt::shape_error);
+    EXPECT_THROW((void)mixt::dot(mixt::lazy(a) + 1, mixt::lazy(b.head(1)) * 2), mixt::shape_error);
+    EXPECT_EQ(mixt::eval(mixt::dot(mixt::lazy(a) * 2, mixt::lazy(b) + 0))(), static_cast<float>(2 * ref));
     Eigen::MatrixXf m(3, 4);
     m << 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12;
     const auto cols = mixt::eval(mixt::sum(m, 0)); // column sums of a column-major matrix

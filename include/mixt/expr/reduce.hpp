@@ -29,6 +29,7 @@
 #include <concepts>
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -376,18 +377,50 @@ MIXT_REDUCTION(argmax, reduce_kind::argmax)
 #undef MIXT_REDUCTION
 #undef MIXT_REDUCTION_AXES
 
+namespace detail {
+/// The length of a rank-1 operand of dot where it is known before evaluation: an array's size, an
+/// expression's broadcast length (1 for literals alone); -1 where it is not (a leaf that is an Eigen tensor
+/// expression, a reduction), which evaluation checks as `a * b`.
+template <class E>
+long long dot_length(const E& e) {
+    if constexpr (requires { e.size(); }) {
+        return static_cast<long long>(e.size());
+    } else if constexpr (requires { e.x; }) {
+        return dot_length(e.x);
+    } else if constexpr (requires { e.children; }) {
+        long long n = 1;
+        bool known = true;
+        std::apply(
+            [&](const auto&... c) {
+                (
+                    [&] {
+                        const long long k = dot_length(c);
+                        if (k < 0) known = false;
+                        else if (k != 1) n = k;
+                    }(),
+                    ...);
+            },
+            e.children);
+        return known ? n : -1;
+    } else if constexpr (requires { e.value; }) {
+        return 1;
+    } else {
+        return -1;
+    }
+}
+} // namespace detail
+
 /// The dot product of two rank-1 operands of any dtypes: `sum(a * b)` in the product's dtype (f16/bf16
-/// accumulate in f32; integers wrap in their own dtype, as JAX's dot does). Two arrays of different lengths
-/// throw mixt::shape_error; operands that are expressions broadcast as `a * b` does.
+/// accumulate in f32; integers wrap in their own dtype, as JAX's dot does). Operands of different lengths
+/// (arrays, or expressions over arrays) throw mixt::shape_error, as JAX raises: a length-1 operand is not
+/// broadcast.
 template <class A, class B>
     requires(detail::reducible<A> && detail::reducible<B>)
 auto dot(A&& a, B&& b) {
-    // Two arrays of different lengths are an error (JAX raises), not a broadcast of a length-1 one.
-    if constexpr (requires { a.size(); b.size(); }) {
-        if (static_cast<long long>(a.size()) != static_cast<long long>(b.size()))
-            throw shape_error("mixt: dot: the operands have " + std::to_string(a.size()) + " and " +
-                              std::to_string(b.size()) + " elements");
-    }
+    const long long la = detail::dot_length(a), lb = detail::dot_length(b);
+    if (la >= 0 && lb >= 0 && la != lb)
+        throw shape_error("mixt: dot: the operands have " + std::to_string(la) + " and " + std::to_string(lb) +
+                          " elements");
     auto product = detail::make_node<op::multiply>(static_cast<A&&>(a), static_cast<B&&>(b));
     using P = decltype(product);
     static_assert(P::rank == 1, "mixt: dot: both operands must have rank 1");
