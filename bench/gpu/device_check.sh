@@ -22,7 +22,7 @@ status=0
   echo
   echo '```'
 } >"$summary"
-timeout 300 "$bin/test_gpu" --gtest_color=no >"$out/test_gpu.log" 2>&1
+timeout 240 "$bin/test_gpu" --gtest_color=no >"$out/test_gpu.log" 2>&1
 rc=$?
 grep -E '^\[==========\] [0-9]+ tests? from .* ran|^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?|^\[  FAILED  \]|Failure|differs|further' \
   "$out/test_gpu.log" | head -n 60 >>"$summary"
@@ -34,7 +34,7 @@ echo '```' >>"$summary"
   echo "## GPU benchmark (mixt-gpu-bench)"
   echo
 } >>"$summary"
-timeout 300 "$bin/mixt-gpu-bench" --out "$out/gpu.md" >"$out/gpu_bench.log" 2>&1
+timeout 240 "$bin/mixt-gpu-bench" --out "$out/gpu.md" >"$out/gpu_bench.log" 2>&1
 rc=$?
 cat "$out/gpu_bench.log" >>"$summary"
 echo >>"$summary"

@@ -539,12 +539,11 @@ TEST(functors, complex_product_rounds_each_term_and_recovers_infinities) {
     EXPECT_EQ(d::mul_fn{}(F(inf_v<float>(), nan_v<float>()), F(1, 0)).real(), inf_v<float>());
 }
 
-// complex<double> division is written out (complex_divide): libgcc's __divdc3 gave (inf, nan) and (nan, nan) for
-// the finite quotients below. Exact values from 300-bit arithmetic (mpmath) where quoted.
 // complex<float> division computes in complex<double> (complex_divide) and rounds each part once: the same
 // bits on the CPU and in CUDA device code (where std::complex's operator/ compiles to nothing), and each part
 // correctly rounded but for double rounding next to a tie. Checked against the quotient in long double
-// (64-bit mantissa: the float parts' products are exact), rounded to float.
+// (64-bit mantissa: the float parts' products are exact), rounded to float. (Where long double is double,
+// the reference is the algorithm itself: the test then checks only the special cases.)
 TEST(functors, complex_float_division_is_correctly_rounded) {
     using C = std::complex<float>;
     using L = long double;
@@ -586,6 +585,8 @@ TEST(functors, complex_float_division_is_correctly_rounded) {
     EXPECT_EQ(d::div_fn{}(C(3, 6), C(3, 0)), C(1, 2));
 }
 
+// complex<double> division is written out (complex_divide): libgcc's __divdc3 gave (inf, nan) and (nan, nan) for
+// the finite quotients below. Exact values from 300-bit arithmetic (mpmath) where quoted.
 TEST(functors, complex_double_division_keeps_finite_quotients) {
     using C = std::complex<double>;
     const double inf = inf_v<double>();

@@ -207,7 +207,7 @@ TEST_F(gpu, conversions_and_literal_comparisons) {
     check("f64 == 9007199254740993 | f64 < 0.5", [](const auto& a) {
         return (mixt::lazy(a) == 9007199254740993) | (mixt::lazy(a) < 0.5);
     }, f64);
-    check("cast<f16>(f64) + cast<bf16>(u8)", [](const auto& a, const auto& b) {
+    check("cast<f16>(f64) * cast<bf16>(u8)", [](const auto& a, const auto& b) {
         return mixt::cast<Eigen::half>(a) * mixt::cast<Eigen::bfloat16>(b);
     }, f64, u8);
 }
@@ -226,11 +226,12 @@ TEST_F(gpu, functions_and_complex_values) {
     check_close("sqrt(abs(f32))", 1, [](const auto& a) { return mixt::sqrt(mixt::abs(a)); }, f32);
     check_close("log(abs(f16))", 1, [](const auto& a) { return mixt::log(mixt::abs(a)); }, f16);
     check_close("tanh(i8)", 3, [](const auto& a) { return mixt::tanh(a); }, i8);
-    check_close("sin(f32) * cos(f32)", 3, [](const auto& a) { return mixt::sin(a) * mixt::cos(a); }, f32);
+    check_close("sin(f32) * cos(f32)", 6, [](const auto& a) { return mixt::sin(a) * mixt::cos(a); }, f32);
     check_close("pow(abs(f32) * 0.01, bf16 * 0.1)", 5, [](const auto& a, const auto& b) {
         return mixt::pow(mixt::abs(a) * 0.01f, mixt::lazy(b) * 0.1f);
     }, f32, bf16);
-    // Products, sums, conjugates and parts of complex values are exact (-fmad=false): bit for bit.
+    // Products, sums, conjugates and parts of complex values are exact, each product rounded on its own: bit
+    // for bit.
     check("c64 * c64 + conj(c64) - c64 * f32", [](const auto& a, const auto& b) {
         return mixt::lazy(a) * a + mixt::conj(a) - mixt::lazy(a) * b;
     }, c64, f32);
@@ -245,6 +246,10 @@ TEST_F(gpu, functions_and_complex_values) {
     check("pow(c64, i8 % 5)", [](const auto& a, const auto& b) { return mixt::pow(mixt::lazy(a), mixt::lazy(b) % 5); }, c64, i8);
     check_close("abs(c64)", 4, [](const auto& a) { return mixt::abs(a); }, c64);
     check_close("exp(c64 * 0.01)", 4, [](const auto& a) { return mixt::exp(mixt::lazy(a) * 0.01f); }, c64);
+    // A complex exponent that is not an integer: exp(w log z), in complex128 on the device.
+    check_close("pow(c64, c64 * 0.01 + 0.5)", 4, [](const auto& a, const auto& b) {
+        return mixt::pow(mixt::lazy(a), mixt::lazy(b) * 0.01f + 0.5f);
+    }, c64, c64_b);
 }
 
 // Rank 2, row-major: the same kernels index through the tensor's layout.
@@ -343,6 +348,7 @@ TEST_F(gpu, misaligned_broadcast_and_strided) {
         using MH = Eigen::TensorMap<const Eigen::Tensor<const Eigen::half, 2, RM>>;
         using MF = Eigen::TensorMap<const Eigen::Tensor<const float, 1, RM>>;
         const device_tensor<float> out(2 * rows * cols);
+        ASSERT_EQ(cudaMemset(out.map().data(), 0xff, sizeof(float) * static_cast<std::size_t>(2 * rows * cols)), cudaSuccess);
         Eigen::TensorMap<Eigen::Tensor<float, 2, RM>> big(out.map().data(), rows, 2 * cols);
         const Eigen::array<Eigen::Index, 2> every_other{1, 2};
         auto dst = big.stride(every_other);
@@ -352,12 +358,86 @@ TEST_F(gpu, misaligned_broadcast_and_strided) {
         ASSERT_EQ(cudaGetLastError(), cudaSuccess);
         const Eigen::Tensor<float, 1> got = out.download();
         int wrong = 0;
+        std::uint32_t sentinel = 0;
+        std::memset(&sentinel, 0xff, sizeof sentinel);
         for (Eigen::Index r = 0; r < rows; ++r)
-            for (Eigen::Index c = 0; c < cols; ++c)
+            for (Eigen::Index c = 0; c < cols; ++c) {
                 if (!mixt_test::same_result(got(r * 2 * cols + 2 * c), want(r, c)) && ++wrong <= 3)
                     ADD_FAILURE() << "broadcast into a strided destination: element (" << r << ", " << c << ")";
+                std::uint32_t skipped = 0;
+                std::memcpy(&skipped, &got(r * 2 * cols + 2 * c + 1), sizeof skipped);
+                if (skipped != sentinel && ++wrong <= 3) ADD_FAILURE() << "written between the strided elements: (" << r << ", " << c << ")";
+            }
         EXPECT_EQ(wrong, 0);
     }
+    {
+        // Column-major: [rows, cols] f16 plus a [1, cols] i8 row times a [rows, 1] bf16 column (an outer
+        // product broadcast), into a column-major destination.
+        const Eigen::Index rows = 173, cols = 191;
+        constexpr int CM = Eigen::ColMajor;
+        Eigen::Tensor<Eigen::half, 2, CM> a(rows, cols);
+        Eigen::Tensor<std::int8_t, 2, CM> row(1, cols);
+        Eigen::Tensor<Eigen::half, 2, CM> column(rows, 1);
+        std::memcpy(a.data(), f16.data(), sizeof(Eigen::half) * static_cast<std::size_t>(rows * cols));
+        std::memcpy(row.data(), i8.data(), sizeof(std::int8_t) * static_cast<std::size_t>(cols));
+        std::memcpy(column.data(), f16.data() + 7, sizeof(Eigen::half) * static_cast<std::size_t>(rows));
+        const Eigen::Tensor<Eigen::half, 2, CM> want = mixt::eval(mixt::lazy(a) + mixt::lazy(row) * column);
+        using MH = Eigen::TensorMap<const Eigen::Tensor<const Eigen::half, 2, CM>>;
+        using MI = Eigen::TensorMap<const Eigen::Tensor<const std::int8_t, 2, CM>>;
+        const device_tensor<Eigen::half> out(rows * cols);
+        Eigen::TensorMap<Eigen::Tensor<Eigen::half, 2, CM>> o(out.map().data(), rows, cols);
+        mixt::assign(o, mixt::lazy(MH(db.map().data(), rows, cols)) + mixt::lazy(MI(da.map().data(), 1, cols)) * MH(db.map().data() + 7, rows, 1),
+                     *device_);
+        device_->synchronize();
+        ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+        const Eigen::Tensor<Eigen::half, 1> got = out.download();
+        int wrong = 0;
+        for (Eigen::Index i = 0; i < rows * cols; ++i)
+            if (!mixt_test::same_result(got(i), want.data()[i]) && ++wrong <= 3)
+                ADD_FAILURE() << "column-major broadcast: element " << i << " (row " << i % rows << ", column " << i / rows << ")";
+        EXPECT_EQ(wrong, 0);
+    }
+}
+
+// Sizes around the vector width (n < V, n % V == 0, one element) and an assignment in place (`a = a * 2 + b`).
+TEST_F(gpu, small_sizes_and_in_place) {
+    for (const Eigen::Index m : {Eigen::Index{1}, Eigen::Index{15}, Eigen::Index{16}, Eigen::Index{17}, Eigen::Index{64}}) {
+        const auto u8 = make<std::uint8_t>(30);
+        const auto i8 = make<std::int8_t>(31);
+        const Eigen::TensorMap<const Eigen::Tensor<const std::uint8_t, 1>> hu(u8.data(), m);
+        const Eigen::TensorMap<const Eigen::Tensor<const std::int8_t, 1>> hi(i8.data(), m);
+        const Eigen::Tensor<std::int16_t, 1> want = mixt::eval(mixt::lazy(hu) + hi);
+        const device_tensor<std::uint8_t> du(u8);
+        const device_tensor<std::int8_t> di(i8);
+        const device_tensor<std::int16_t> out(n);
+        ASSERT_EQ(cudaMemset(out.map().data(), 0xff, sizeof(std::int16_t) * static_cast<std::size_t>(n)), cudaSuccess);
+        Eigen::TensorMap<Eigen::Tensor<std::int16_t, 1>> o(out.map().data(), m);
+        mixt::assign(o, mixt::lazy(Eigen::TensorMap<const Eigen::Tensor<const std::uint8_t, 1>>(du.map().data(), m)) +
+                            Eigen::TensorMap<const Eigen::Tensor<const std::int8_t, 1>>(di.map().data(), m),
+                     *device_);
+        device_->synchronize();
+        ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+        const Eigen::Tensor<std::int16_t, 1> got = out.download();
+        for (Eigen::Index i = 0; i < m; ++i) EXPECT_EQ(got(i), want(i)) << m << " elements: element " << i;
+        EXPECT_EQ(got(m), std::int16_t{-1}) << m << " elements: written past the end";
+    }
+    const auto f32 = make<float>(32);
+    const auto bf16 = make<Eigen::bfloat16>(33);
+    Eigen::Tensor<float, 1> want = f32;
+    {
+        Eigen::TensorMap<Eigen::Tensor<float, 1>> w(want.data(), n);
+        mixt::assign(w, mixt::lazy(w) * 2 + bf16);
+    }
+    const device_tensor<float> a(f32);
+    const device_tensor<Eigen::bfloat16> b(bf16);
+    mixt::assign(a.map(), mixt::lazy(a.map()) * 2 + b.map(), *device_);
+    device_->synchronize();
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    const Eigen::Tensor<float, 1> got = a.download();
+    int wrong = 0;
+    for (Eigen::Index i = 0; i < n; ++i)
+        if (!mixt_test::same_result(got(i), want(i)) && ++wrong <= 3) ADD_FAILURE() << "in place: element " << i;
+    EXPECT_EQ(wrong, 0);
 }
 
 TEST_F(gpu, errors_before_the_kernel) {

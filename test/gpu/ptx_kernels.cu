@@ -85,3 +85,10 @@ void assign_f16_bf16(Eigen::TensorMap<Eigen::Tensor<Eigen::bfloat16, 1>> out,
                      Eigen::TensorMap<Eigen::Tensor<const Eigen::bfloat16, 1>> b, const Eigen::GpuDevice& device) {
     mixt::assign(out, mixt::cast<Eigen::bfloat16>(mixt::lazy(a) * 2) + b, device);
 }
+
+// A complex power with a complex exponent, exp(w log z) in complex128 (the path pow takes for an exponent that
+// is not an integer).
+extern "C" __global__ void general_pow_c64(const c64* a, const c64* e, c64* out) {
+    const unsigned i = threadIdx.x;
+    out[i] = d::complex_general_pow(a[i], e[i]);
+}

@@ -367,6 +367,8 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
     builder<R, M> b{space};
     const auto k = b.template kernel<D>(e);
     using K = std::remove_const_t<decltype(k)>;
+    if (b.next != M) throw std::logic_error("mixt: assign: the GPU kernel's leaves do not match the iteration space");
+    (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
     bool flat = true, aligned = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
     for (std::size_t o = 0; o < M; ++o) flat = flat && space.flat(o);
     const auto views = leaf_views_of(e);

@@ -599,7 +599,7 @@ EIGEN_DEVICE_FUNC std::complex<F> complex_general_pow(const std::complex<F>& z, 
     }
 #else
     // Device code: exp(w * log(z)) from device_complex's exp and log, in complex128 (a GPU has nothing wider), 0
-    // for a zero base with a positive real exponent (libstdc++'s rule).
+    // for a zero base with a positive real exponent (as glibc's cpow gives).
     if (z.real() == F(0) && z.imag() == F(0) && w.real() > F(0)) return {F(0), F(0)};
     const std::complex<double> zd(static_cast<double>(z.real()), static_cast<double>(z.imag()));
     const std::complex<double> wd(static_cast<double>(w.real()), static_cast<double>(w.imag()));
