@@ -494,12 +494,17 @@ EIGEN_DEVICE_FUNC std::complex<F> tanh(const std::complex<F>& z) {
 #else
 #define MIXT_DETAIL_COMPLEX_MATH(FN, X) std::FN(X)
 #endif
+template <class T>
+inline constexpr bool is_small_float_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
 #define MIXT_DETAIL_MATH(NAME, FN)                                                                             \
     struct NAME {                                                                                              \
         template <class T>                                                                                     \
         EIGEN_DEVICE_FUNC T operator()(const T& a) const {                                                     \
             if constexpr (is_complex_v<T>) {                                                                   \
                 return MIXT_DETAIL_COMPLEX_MATH(FN, a);                                                        \
+            } else if constexpr (is_small_float_v<T>) {                                                        \
+                /* f16, bf16: in double, rounded once (correctly rounded: half_math_test checks every input) */ \
+                return ::mixt::convert<T>(MIXT_DETAIL_REAL_MATH(FN, static_cast<double>(a)));                  \
             } else {                                                                                           \
                 return via_compute(a, [](auto x) { return MIXT_DETAIL_REAL_MATH(FN, x); });                    \
             }                                                                                                  \

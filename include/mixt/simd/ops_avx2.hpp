@@ -48,6 +48,71 @@ inline batch<T> round_f32(__m256 r) noexcept {
         return simd::convert<T>(batch<float>{r});
 }
 
+// The lanes (a bit mask) where rounding the f32 values r, each within Ulps f32 ulps of an exact result, to T
+// (f16 or bf16) could give another value than rounding the exact result: a lane within Ulps of a midpoint
+// between two values of T, where the bits of r's significand below T's last bit are near 100...0. Those are
+// the low 13 (f16) or 16 (bf16) bits; with Tiny (f16 results that may be subnormal), below f16's smallest
+// normal number 2^-14 f16's spacing stays 2^-24, so there are 126 - E of them (E: r's biased exponent; r below
+// 2^-32 rounds to zero from any such distance, and 31 bits say so).
+template <class T, int Ulps, bool Tiny>
+inline int uncertain_lanes(__m256 r) noexcept {
+    constexpr int low = std::is_same_v<T, Eigen::half> ? 13 : 16;
+    const __m256i bits = _mm256_castps_si256(r);
+    __m256i off;
+    if constexpr (Tiny) {
+        const __m256i one = _mm256_set1_epi32(1);
+        const __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(0xff));
+        const __m256i k = _mm256_min_epi32(_mm256_set1_epi32(31),
+                                           _mm256_max_epi32(_mm256_set1_epi32(low), _mm256_sub_epi32(_mm256_set1_epi32(126), biased)));
+        const __m256i significand =
+            _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffff)), _mm256_set1_epi32(0x800000));
+        const __m256i midpoint = _mm256_sllv_epi32(one, _mm256_sub_epi32(k, one));
+        const __m256i below = _mm256_sub_epi32(_mm256_sllv_epi32(one, k), one);
+        // (significand - (midpoint - Ulps)) mod 2^k <= 2 Ulps.
+        off = _mm256_and_si256(_mm256_sub_epi32(significand, _mm256_sub_epi32(midpoint, _mm256_set1_epi32(Ulps))), below);
+    } else {
+        // (bits - (midpoint - Ulps)) mod 2^low <= 2 Ulps: three instructions.
+        off = _mm256_and_si256(_mm256_sub_epi32(bits, _mm256_set1_epi32((1 << (low - 1)) - Ulps)),
+                               _mm256_set1_epi32((1 << low) - 1));
+    }
+    const __m256i bad = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * Ulps + 1), off);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(bad));
+}
+// h (r rounded to T) with the lanes that uncertain_lanes finds replaced by the scalar definition of Fn at a's
+// lanes (correctly rounded to T, functors.hpp). Rare (a lane in a thousand, or a batch with results where
+// T's spacing is wider than in r's binade), so out of line.
+template <class T, int Ulps, class Fn>
+MIXT_COLD __m256 settle_lanes(__m256 r, __m256 h, __m256 a) noexcept {
+    const int mask = uncertain_lanes<T, Ulps, std::is_same_v<T, Eigen::half>>(r);
+    if (mask == 0) return h;
+    alignas(32) float hv[8], av[8];
+    _mm256_store_ps(hv, h);
+    _mm256_store_ps(av, a);
+    for (int l = 0; l < 8; ++l)
+        if ((mask >> l) & 1) hv[l] = static_cast<float>(Fn{}(static_cast<T>(av[l])));
+    return _mm256_load_ps(hv);
+}
+// r, f32 values each within Ulps f32 ulps of Fn(a), rounded to T (f16 or bf16; the lanes hold T's values as
+// f32) so that every lane is the correctly rounded Fn(a), the scalar definition's value: a lane whose r lies
+// within Ulps of a midpoint between two values of T (where r and the exact value could round apart) takes
+// the scalar definition. The test in line: the distance in f32 ulps between r and its rounded value h,
+// |bits(r) - bits(h)|, is at least half T's spacing (2^12 f32 ulps for f16, 2^15 for bf16) less Ulps. It
+// also flags every lane where T's spacing is wider than that (f16's subnormal numbers, a rounding to inf),
+// which settle_lanes then tests exactly.
+template <class T, int Ulps, class Fn>
+inline __m256 rounded_exactly(__m256 r, __m256 a) noexcept {
+    constexpr int half_spacing = std::is_same_v<T, Eigen::half> ? 1 << 12 : 1 << 15;
+    const __m256 h = simd::convert<T>(batch<float>{r}).v;
+    const __m256i d = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_castps_si256(r), _mm256_castps_si256(h)));
+    __m256i near = _mm256_cmpgt_epi32(d, _mm256_set1_epi32(half_spacing - Ulps - 1));
+    // log makes NaN of every negative input, and a NaN's payload bits look like any distance: NaN lanes are
+    // left out (their rounded value is a NaN, which is all the NaN contract asks).
+    if constexpr (std::is_same_v<Fn, fn::log_fn>)
+        near = _mm256_andnot_si256(_mm256_castps_si256(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)), near);
+    if (__builtin_expect(!_mm256_testz_si256(near, near), 0)) return settle_lanes<T, Ulps, Fn>(r, h, a);
+    return h;
+}
+
 inline __m256i mask_to_bool(__m256i m) noexcept { return _mm256_srli_epi32(m, 31); }
 inline __m256i mask_to_bool(__m256 m) noexcept { return mask_to_bool(_mm256_castps_si256(m)); }
 inline __m256i mask_to_bool(__m256d lo, __m256d hi) noexcept {
@@ -188,22 +253,35 @@ struct vectorized<T, Fn, T> : std::true_type {
         } else {
             r = ptanh(x);
         }
-        return round_f32<T, Round>(r);
+        // Eigen's functions are within 1 ulp of f32 (tanh 5); an f16 or bf16 result is rounded once more, which
+        // must give the correctly rounded value (the scalar definition's): rounded here, even for Round false
+        // (a store's rounding of it is exact).
+        if constexpr (std::is_same_v<T, float>)
+            return {r};
+        else
+            return {rounded_exactly<T, std::is_same_v<Fn, fn::tanh_fn> ? 8 : 4, Fn>(r, a.v)};
     }
 };
 
-// exp of a half node: the result has 11 significant bits, so a degree-5 polynomial for 2^f on
-// [-0.5, 0.5] (Taylor's, in f itself: coefficients ln2^k / k!; relative error < 3e-6, against half's 4.9e-4
-// ulp) replaces Eigen's full-precision pexp;
-// the value is then rounded to half once, like every f16 node. Inputs beyond half's range saturate through
-// the clamp of the exponent (to +inf and 0 after rounding). The clamp keeps a NaN (MAXPS and MINPS return
-// their second operand when one is NaN), and every later step carries it, sign and payload included.
+// exp of a half node: exp(x) = 2^n e^g with n = round(x / ln2) and g = x - n ln2 in [-0.35, 0.35], ln2 in
+// two parts (Cody and Waite): ln2_hi has 15 significant bits, so n ln2_hi is exact and so is x - n ln2_hi (x
+// is a half, a multiple of 2^-12 wherever n != 0); only the n ln2_lo term rounds. e^g is the degree-6 Taylor
+// polynomial (truncation below 1.7e-7 relative). Over every half input the f32 value is within 2.6 f32 ulps
+// of exp, with FMA or without, which rounded_exactly is told (exp_half_ulps): the few lanes near a rounding
+// boundary of f16 take the correctly rounded scalar definition, the others round to half once, like every
+// f16 node. The input is clamped to [-27, 27] first: exp(27) rounds to +inf in half, exp(-27) to 0, and n
+// stays within f32's normal exponents. The clamp keeps a NaN (MAXPS and MINPS return their second operand
+// when one is NaN), and every later step carries it, sign and payload included.
 // n = round(t) is the "magic number" rounding: adding 1.5 * 2^23 leaves round(t) in the low mantissa
 // bits, whose value shifted into the exponent field (mod 2^32) is 2^n's bits.
-// ln2^k / k!, k = 0..5: 2^f = sum of exp2_taylor[k] * f^k + O(f^6). Shared with the 16-lane version
-// (simd/wide.hpp), so both compute the same f32 value.
-inline constexpr float exp2_taylor[6] = {1.0f, 0.693147180559945309f, 0.240226506959100712f, 0.0555041086648215800f,
-                                         0.00961812910762847717f, 0.00133335581464284434f};
+// The constants are shared with the 16-lane version (simd/wide.hpp), so both compute the same f32 value.
+inline constexpr float exp_taylor[7] = {1.0f, 1.0f, 0.5f, 1.0f / 6.0f, 1.0f / 24.0f, 1.0f / 120.0f, 1.0f / 720.0f};
+inline constexpr float exp_ln2_hi = 0.693145751953125f;        // 0x3f317200
+inline constexpr float exp_ln2_lo = 1.42860682030941723212e-6f; // ln2 - ln2_hi
+inline constexpr float exp_clamp = 27.0f;
+// How far (in f32 ulps) the value may be from exp's: what rounded_exactly allows for (half_math_test checks
+// every input, so a larger error fails there).
+inline constexpr int exp_half_ulps = 3;
 inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
 #if defined(__FMA__)
     return _mm256_fmadd_ps(a, b, c);
@@ -211,24 +289,34 @@ inline __m256 madd_ps(__m256 a, __m256 b, __m256 c) noexcept {
     return _mm256_add_ps(_mm256_mul_ps(a, b), c);
 #endif
 }
+// c - a b
+inline __m256 nmadd_ps(__m256 a, __m256 b, __m256 c) noexcept {
+#if defined(__FMA__)
+    return _mm256_fnmadd_ps(a, b, c);
+#else
+    return _mm256_sub_ps(c, _mm256_mul_ps(a, b));
+#endif
+}
 template <>
 struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
     template <bool Round = true>
     static batch<Eigen::half> apply(const fn::exp_fn&, const batch<Eigen::half>& a) noexcept {
         const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
-        __m256 t = _mm256_mul_ps(a.v, _mm256_set1_ps(1.44269504088896341f));
-        t = _mm256_min_ps(_mm256_set1_ps(40.0f), _mm256_max_ps(_mm256_set1_ps(-40.0f), t));
-        const __m256 s = _mm256_add_ps(t, magic);
+        const __m256 x = _mm256_min_ps(_mm256_set1_ps(exp_clamp), _mm256_max_ps(_mm256_set1_ps(-exp_clamp), a.v));
+        const __m256 s = _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), magic);
         const __m256 n = _mm256_sub_ps(s, magic);
-        const __m256 f = _mm256_sub_ps(t, n);
-        __m256 p = _mm256_set1_ps(exp2_taylor[5]);
-        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[4]));
-        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[3]));
-        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[2]));
-        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[1]));
-        p = madd_ps(p, f, _mm256_set1_ps(exp2_taylor[0]));
+        __m256 g = nmadd_ps(n, _mm256_set1_ps(exp_ln2_hi), x); // exact
+        g = nmadd_ps(n, _mm256_set1_ps(exp_ln2_lo), g);
+        __m256 p = _mm256_set1_ps(exp_taylor[6]);
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[5]));
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[4]));
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[3]));
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[2]));
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[1]));
+        p = madd_ps(p, g, _mm256_set1_ps(exp_taylor[0]));
         const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(s), _mm256_set1_epi32(127)), 23);
-        return round_f32<Eigen::half, Round>(_mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+        const __m256 r = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+        return {rounded_exactly<Eigen::half, exp_half_ulps, fn::exp_fn>(r, a.v)}; // rounded even for Round false
     }
 };
 #endif

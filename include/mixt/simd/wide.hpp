@@ -308,20 +308,17 @@ inline __m512 minmax(__m512 a, __m512 b) noexcept {
 #if defined(EIGEN_VECTORIZE_AVX) // as the 8-lane version
 // exp of a half node: simd::detail::vectorized<Eigen::half, exp_fn, Eigen::half> (ops_avx2.hpp) at 16 lanes,
 // the same f32 value before the rounding to half: n = round(t) by VRNDSCALEPS rather than the magic-number
-// add (both round to nearest even, |t| <= 40), and p * 2^n by VSCALEFPS rather than by building 2^n's bits
-// (both exact: p * 2^n is a normal f32 for p in [0.7, 1.42] and |n| <= 40; a NaN p is returned as it is).
+// add (both round to nearest even, |t| <= 39), and p * 2^n by VSCALEFPS rather than by building 2^n's bits
+// (both exact: p * 2^n is a normal f32 for p in [0.7, 1.42] and |n| <= 39; a NaN p is returned as it is).
 inline __m512 exp_half(__m512 x) noexcept {
-    using ::mixt::simd::detail::exp2_taylor;
-    __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f));
-    t = _mm512_min_ps(_mm512_set1_ps(40.0f), _mm512_max_ps(_mm512_set1_ps(-40.0f), t));
-    const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512 f = _mm512_sub_ps(t, n);
-    __m512 p = _mm512_set1_ps(exp2_taylor[5]);
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[4]));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[3]));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[2]));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[1]));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(exp2_taylor[0]));
+    namespace d = ::mixt::simd::detail;
+    x = _mm512_min_ps(_mm512_set1_ps(d::exp_clamp), _mm512_max_ps(_mm512_set1_ps(-d::exp_clamp), x));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 g = _mm512_fnmadd_ps(n, _mm512_set1_ps(d::exp_ln2_hi), x);
+    g = _mm512_fnmadd_ps(n, _mm512_set1_ps(d::exp_ln2_lo), g);
+    __m512 p = _mm512_set1_ps(d::exp_taylor[6]);
+    for (int k = 5; k >= 0; --k) p = _mm512_fmadd_ps(p, g, _mm512_set1_ps(d::exp_taylor[k]));
     return _mm512_scalef_ps(p, n);
 }
 #endif
@@ -383,7 +380,21 @@ template <>
 struct vectorized<Eigen::half, fn::exp_fn, Eigen::half> : std::true_type {
     template <bool Round>
     static batch<Eigen::half> apply(const batch<Eigen::half>& a) noexcept {
-        return result<Eigen::half, Round>(exp_half(a.v));
+        // Rounded to half here, even for Round false, as simd::detail::rounded_exactly does for 8 lanes (the
+        // same test; the lanes it finds near a rounding boundary take the scalar definition).
+        namespace d = ::mixt::simd::detail;
+        const __m512 r = exp_half(a.v);
+        const __m512 h = result<Eigen::half, true>(r).v;
+        const __m512i dist = _mm512_abs_epi32(_mm512_sub_epi32(_mm512_castps_si512(r), _mm512_castps_si512(h)));
+        const __mmask16 near = _mm512_cmpgt_epi32_mask(dist, _mm512_set1_epi32((1 << 12) - d::exp_half_ulps - 1));
+        if (__builtin_expect(near != 0, 0)) {
+            const __m256 lo = d::settle_lanes<Eigen::half, d::exp_half_ulps, fn::exp_fn>(
+                _mm512_castps512_ps256(r), _mm512_castps512_ps256(h), _mm512_castps512_ps256(a.v));
+            const __m256 hi = d::settle_lanes<Eigen::half, d::exp_half_ulps, fn::exp_fn>(
+                _mm512_extractf32x8_ps(r, 1), _mm512_extractf32x8_ps(h, 1), _mm512_extractf32x8_ps(a.v, 1));
+            return {_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1)};
+        }
+        return {h};
     }
 };
 #endif
