@@ -250,14 +250,11 @@ auto make_native_kernel(const node<Op, Cs...>& n) {
     using R = value_t<N>;
     if constexpr (literal_compare_v<N>) {
         using LC = literal_compare<N>;
-        const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
-        const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
-        using J = boost::mp11::mp_at_c<typename N::operand_types, LC::literal_left ? 1 : 0>;
-        using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-        const J converted = mixt::convert<J>(lit.value);
-        auto k = make_kernel<J>(arr);
-        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, L, decltype(k)>::of(
-            k, {lit.value, converted, literal_fits<J>(lit.value)});
+        const literal_compare_parts<N> parts(n);
+        using J = typename decltype(parts)::join;
+        auto k = make_kernel<J>(parts.array);
+        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, typename decltype(parts)::literal_type,
+                                      decltype(k)>::of(k, parts.compare);
     } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
         // cast<T>(x): the kernel of x converted to T, without an identity on top (the vector back ends have no
         // identity of their own, and the scalar one round-trips f16/bf16 lanes through memory).

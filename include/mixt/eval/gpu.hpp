@@ -284,14 +284,9 @@ struct builder {
         using Rt = value_t<Nd>;
         using ops = typename Nd::operand_types;
         if constexpr (literal_compare_v<Nd>) {
-            using LC = literal_compare<Nd>;
-            const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
-            const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
-            using J = boost::mp11::mp_at_c<ops, LC::literal_left ? 1 : 0>;
-            using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-            using F = literal_compare_functor<typename Op::fn, LC::literal_left, J, L>;
-            auto k = kernel<J>(arr);
-            return compare_node<F, decltype(k)>{k, F{lit.value, mixt::convert<J>(lit.value), literal_fits<J>(lit.value)}};
+            const literal_compare_parts<Nd> parts(n);
+            auto k = kernel<typename decltype(parts)::join>(parts.array);
+            return compare_node<typename decltype(parts)::functor, decltype(k)>{k, parts.compare};
         } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
             return kernel<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children));
         } else {

@@ -155,6 +155,7 @@ template <class Op, class A, class B>
     requires(is_compare<Op>::value && (is_literal_v<A> != is_literal_v<B>))
 struct literal_compare<node<Op, A, B>> {
     static constexpr bool literal_left = is_literal_v<A>;
+    using fn = typename Op::fn;
     using array_child = std::remove_cvref_t<std::conditional_t<literal_left, B, A>>;
     using literal_child = std::remove_cvref_t<std::conditional_t<literal_left, A, B>>;
     static constexpr bool value =
@@ -173,6 +174,28 @@ bool literal_fits(const V& v) {
         return true;
     }
 }
+
+// A comparison with a literal taken apart for a back end (the fused loop's kernel, the lowering to Eigen, the
+// GPU's kernel tree): the array child, the join J it is compared in, and the functor comparing an element of
+// J with the literal.
+template <class Node>
+    requires literal_compare_v<Node>
+struct literal_compare_parts {
+    using parts = literal_compare<Node>;
+    using join = boost::mp11::mp_at_c<typename Node::operand_types, parts::literal_left ? 1 : 0>;
+    using literal_type = typename parts::literal_child::value_type;
+    using functor = literal_compare_functor<typename parts::fn, parts::literal_left, join, literal_type>;
+
+    const typename parts::array_child& array;
+    functor compare;
+
+    explicit literal_compare_parts(const Node& n)
+        : array(std::get<parts::literal_left ? 1 : 0>(n.children)),
+          compare(make_functor(std::get<parts::literal_left ? 0 : 1>(n.children).value)) {}
+
+private:
+    static functor make_functor(const literal_type& v) { return {v, mixt::convert<join>(v), literal_fits<join>(v)}; }
+};
 
 template <class V>
 std::string literal_text(const V& v) {
@@ -394,13 +417,8 @@ auto lower_impl(const node<Op, Cs...>& n, const Low& low) {
     using ops = typename N::operand_types;
     using R = typename N::value_type;
     if constexpr (literal_compare_v<N>) {
-        using LC = literal_compare<N>;
-        const auto& arr = std::get<LC::literal_left ? 1 : 0>(n.children);
-        const auto& lit = std::get<LC::literal_left ? 0 : 1>(n.children);
-        using J = boost::mp11::mp_at_c<ops, LC::literal_left ? 1 : 0>;
-        using L = typename std::remove_cvref_t<decltype(lit)>::value_type;
-        return lower_as<J>(arr, low).unaryExpr(literal_compare_functor<typename Op::fn, LC::literal_left, J, L>{
-            lit.value, mixt::convert<J>(lit.value), literal_fits<J>(lit.value)});
+        const literal_compare_parts<N> parts(n);
+        return lower_as<typename decltype(parts)::join>(parts.array, low).unaryExpr(parts.compare);
     } else if constexpr (sizeof...(Cs) == 1) {
         return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
             .unaryExpr(apply_functor<typename Op::fn, R>{});
