@@ -142,13 +142,11 @@ __global__ void hand_kernel(R* r, index_t n, F f, const A* a, const B* b, const 
     if (t < n) r[t] = f(a[t], b[t], c3[t]);
 }
 
+// Elements per thread: mixt's rule for its own kernel (16 bytes of the narrowest operand, at most 64 of the
+// widest), so that the two kernels differ in their code, not in their shape.
 template <class R, class... T>
 constexpr int hand_lanes() {
-    const std::size_t narrow = std::min({sizeof(R), sizeof(T)...});
-    const std::size_t wide = std::max({sizeof(R), sizeof(T)...});
-    std::size_t v = 16 / narrow;
-    while (v > 1 && v * wide > 64) v /= 2;
-    return static_cast<int>(v);
+    return mixt::detail::gpu::lanes_for_sizes(std::min({sizeof(R), sizeof(T)...}), std::max({sizeof(R), sizeof(T)...}));
 }
 
 // --- The rows ---------------------------------------------------------------------------------------------

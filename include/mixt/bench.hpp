@@ -46,20 +46,9 @@
 
 namespace mixt::bench {
 
-namespace detail {
-template <class E>
-struct leaf_bytes : std::integral_constant<std::size_t, 0> {}; // literals and scalars live in registers
-template <class P, class X>
-struct leaf_bytes<leaf<P, X>> : std::integral_constant<std::size_t, sizeof(typename leaf<P, X>::value_type)> {};
-template <class Op, class... Cs>
-struct leaf_bytes<node<Op, Cs...>>
-    : std::integral_constant<std::size_t, (leaf_bytes<std::remove_cvref_t<Cs>>::value + ... + 0)> {};
-} // namespace detail
-
-/// Bytes read per result element when every leaf is a distinct array: `leaf_bytes_v<decltype(lazy(i8) + f32)>`
-/// is 5.
-template <class E>
-inline constexpr std::size_t leaf_bytes_v = detail::leaf_bytes<std::remove_cvref_t<E>>::value;
+/// Bytes read per result element when every leaf is a distinct array (literals and scalars live in
+/// registers): `leaf_bytes_v<decltype(lazy(i8) + f32)>` is 5. The same as mixt::leaf_bytes_v.
+using ::mixt::leaf_bytes_v;
 
 /// Bytes moved per result element by one fused pass: `bytes_per_element_v<decltype(lazy(i8) + f32)>` is 9.
 template <class E>

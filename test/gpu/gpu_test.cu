@@ -33,6 +33,23 @@ namespace {
 
 constexpr Eigen::Index n = 100003; // not a multiple of any block or vector width
 
+// Whether same(got(i), want(i)) holds for every i < count; the first three elements where it does not are
+// reported as `what: element i` and `detail(i)`.
+template <class Got, class Want, class Same, class Detail>
+void expect_all(const std::string& what, Eigen::Index count, const Got& got, const Want& want, const Same& same,
+                const Detail& detail) {
+    int wrong = 0;
+    for (Eigen::Index i = 0; i < count; ++i)
+        if (!same(got(i), want(i)) && ++wrong <= 3) ADD_FAILURE() << what << ": element " << i << detail(i);
+    EXPECT_EQ(wrong, 0) << what;
+}
+// The same result as the DefaultDevice's at every i < count: the same bits, or NaN on both (the NaN contract).
+template <class Got, class Want>
+void expect_same(const std::string& what, Eigen::Index count, const Got& got, const Want& want) {
+    const auto same = [](const auto& g, const auto& w) { return mixt_test::same_result(g, w); };
+    expect_all(what, count, got, want, same, [](Eigen::Index) { return " differs from the DefaultDevice's"; });
+}
+
 // Device memory holding a copy of a host tensor, seen through a TensorMap.
 template <class T>
 class device_tensor {
@@ -105,10 +122,7 @@ class gpu : public ::testing::Test {
         device_->synchronize();
         ASSERT_EQ(cudaGetLastError(), cudaSuccess) << what;
         const Eigen::Tensor<R, 1> got = out.download();
-        int wrong = 0;
-        for (Eigen::Index i = 0; i < n; ++i)
-            if (!same(got(i), want(i)) && ++wrong <= 3) ADD_FAILURE() << what << ": element " << i << differs;
-        EXPECT_EQ(wrong, 0) << what;
+        expect_all(what, n, got, want, same, [differs](Eigen::Index) { return differs; });
     }
 
     // The same result as the DefaultDevice: the same bits, or NaN on both (the NaN contract).
@@ -279,11 +293,7 @@ TEST_F(gpu, rank_two_row_major) {
     device_->synchronize();
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
     const Eigen::Tensor<Eigen::half, 1> got = out.download();
-    int wrong = 0;
-    for (Eigen::Index i = 0; i < rows * cols; ++i)
-        if (!mixt_test::same_result(got(i), want.data()[i]) && ++wrong <= 3)
-            ADD_FAILURE() << "element " << i << " differs from the DefaultDevice's";
-    EXPECT_EQ(wrong, 0);
+    expect_same("i8 * f16 + 2, rank 2 row-major", rows * cols, got, [&](Eigen::Index i) { return want.data()[i]; });
 }
 
 // to_eigen on the GPU: the lowered expression reduced by Eigen's own GPU executor. Integer sums do not depend
@@ -331,10 +341,7 @@ TEST_F(gpu, misaligned_broadcast_and_strided) {
         device_->synchronize();
         ASSERT_EQ(cudaGetLastError(), cudaSuccess);
         const Eigen::Tensor<float, 1> got = out.download();
-        int wrong = 0;
-        for (Eigen::Index i = 0; i < m; ++i)
-            if (!mixt_test::same_result(got(i + 1), want(i)) && ++wrong <= 3) ADD_FAILURE() << "misaligned: element " << i;
-        EXPECT_EQ(wrong, 0);
+        expect_same("misaligned", m, [&](Eigen::Index i) { return got(i + 1); }, want);
     }
     {
         // [rows, cols] i8 times a [rows, 1] f16 scale plus a [cols] f32 row (row-major), into every other
@@ -395,11 +402,9 @@ TEST_F(gpu, misaligned_broadcast_and_strided) {
         device_->synchronize();
         ASSERT_EQ(cudaGetLastError(), cudaSuccess);
         const Eigen::Tensor<Eigen::half, 1> got = out.download();
-        int wrong = 0;
-        for (Eigen::Index i = 0; i < rows * cols; ++i)
-            if (!mixt_test::same_result(got(i), want.data()[i]) && ++wrong <= 3)
-                ADD_FAILURE() << "column-major broadcast: element " << i << " (row " << i % rows << ", column " << i / rows << ")";
-        EXPECT_EQ(wrong, 0);
+        const auto same = [](const auto& g, const auto& w) { return mixt_test::same_result(g, w); };
+        expect_all("column-major broadcast", rows * cols, got, [&](Eigen::Index i) { return want.data()[i]; }, same,
+                   [&](Eigen::Index i) { return " (row " + std::to_string(i % rows) + ", column " + std::to_string(i / rows) + ")"; });
     }
 }
 
@@ -438,10 +443,7 @@ TEST_F(gpu, small_sizes_and_in_place) {
     device_->synchronize();
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
     const Eigen::Tensor<float, 1> got = a.download();
-    int wrong = 0;
-    for (Eigen::Index i = 0; i < n; ++i)
-        if (!mixt_test::same_result(got(i), want(i)) && ++wrong <= 3) ADD_FAILURE() << "in place: element " << i;
-    EXPECT_EQ(wrong, 0);
+    expect_same("in place", n, got, want);
 }
 
 TEST_F(gpu, errors_before_the_kernel) {

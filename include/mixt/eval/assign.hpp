@@ -17,12 +17,9 @@
 //     mixt::assign(r.chip(0, 0), mixt::lazy(bias_f16) + 1);   // a row of r: [w] into r's [h, w]
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
-#include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -33,6 +30,7 @@
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/gpu.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/pool.hpp"
 #include "mixt/eval/reduce.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/eval/strided.hpp"
@@ -127,15 +125,11 @@ auto operand_view_for_overlap(const X& x) {
 // The common case, checked and run without building strided views: a plain tensor or map as destination and
 // as every leaf, each of the destination's shape (and, as ranks and layouts agree at compile time, laid out
 // alike: one flat run).
-template <class E>
-struct plain_leaves : std::true_type {};
-template <class P, class X>
-struct plain_leaves<leaf<P, X>> : is_tensor_or_map<std::remove_cvref_t<X>> {};
-template <class Op, class... Cs>
-struct plain_leaves<node<Op, Cs...>> : std::bool_constant<(plain_leaves<std::remove_cvref_t<Cs>>::value && ...)> {};
+template <class L>
+using leaf_is_tensor_or_map = is_tensor_or_map<typename L::eigen_type>;
 template <class D, class E>
-inline constexpr bool flat_candidate_v =
-    is_tensor_or_map<std::remove_cvref_t<D>>::value && plain_leaves<std::remove_cvref_t<E>>::value;
+inline constexpr bool flat_candidate_v = is_tensor_or_map<std::remove_cvref_t<D>>::value &&
+                                         boost::mp11::mp_all_of<leaf_list_t<E>, leaf_is_tensor_or_map>::value;
 
 /// Whether every leaf of e has exactly the shape of dst (flat_candidate_v only).
 template <class Dst, class E>
@@ -199,72 +193,21 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
 }
 
 #if defined(EIGEN_USE_THREADS)
-/// How many pieces run_on_pool cuts a pass into per thread.
-inline constexpr int pieces_per_thread = 4;
-
-/// A pass on a ThreadPoolDevice: [0, n) in pieces_per_thread * `threads` contiguous pieces (multiples of 64
-/// elements but the last), which the calling thread and `threads - 1` tasks on the pool take in turn from a
-/// shared counter until none is left; the caller then waits for the pieces being computed, not for tasks that
-/// have not started (a task that starts late finds no piece and only touches the shared state, which it keeps
-/// alive). The caller computes instead of sleeping on a barrier while the pool works, as Eigen's parallelFor
-/// does when it makes more blocks than threads: waking a sleeping thread costs tens of microseconds on a
-/// virtual machine, which is most of a pass over 256K elements of f16 (0.5 MiB). Taking pieces in turn rather
-/// than one range per thread keeps both cores' work when one of them runs slower: on the shared 2-core machine
-/// of the benchmarks, `exp(f16) * bf16` at 262144 elements went in and out of 1.0x of one thread with fixed
-/// halves (the pass waited for the slow half) over minutes. `threads` > 1 (run_fused runs a one-thread pass
-/// itself); a pass of one piece (n <= 64, say) runs on the calling thread alone.
+/// A pass on a ThreadPoolDevice: [0, n) in pieces of multiples of 64 elements (run_in_pieces, pool.hpp).
+/// `threads` > 1 (run_fused runs a one-thread pass itself).
 template <class D, class K>
 void run_on_pool(D* dst, const K& kernel, Eigen::Index n, pass_options options, const Eigen::ThreadPoolDevice& device,
                  int threads) {
     eigen_assert(threads > 1);
-    const Eigen::Index wanted = static_cast<Eigen::Index>(threads) * pieces_per_thread;
-    const Eigen::Index piece = ((n + wanted - 1) / wanted + 63) & ~Eigen::Index{63};
-    const auto pieces = static_cast<int>((n + piece - 1) / piece);
-    if (pieces <= 1) {
-        run_kernel(dst, kernel, 0, n, options);
-        return;
-    }
-    struct shared_state {
-        std::atomic<int> next{0};
-        std::atomic<int> done{0};
-    };
-    const auto state = std::make_shared<shared_state>();
-    // Computes pieces until none is left; `kernel` and `dst` are only touched for a piece that was taken, which
-    // the caller waits for.
-    const auto work = [state, &kernel, dst, n, piece, pieces, options] {
-        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
-            const Eigen::Index first = p * piece, last = std::min(n, first + piece);
-            run_kernel(dst, kernel, first, last, options);
-            state->done.fetch_add(1, std::memory_order_release);
-        }
-    };
-    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
-    work();
-    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+    run_in_pieces(n, 64, device, threads,
+                  [&](Eigen::Index first, Eigen::Index last) { run_kernel(dst, kernel, first, last, options); });
 }
 
-/// A strided pass on a ThreadPoolDevice: its runs [0, items) in pieces_per_thread * `threads` pieces, taken in
-/// turn as run_on_pool takes its pieces (each thread stages in its own buffers).
+/// A strided pass on a ThreadPoolDevice: its runs [0, items) in pieces (run_in_pieces; each thread stages in
+/// its own buffers).
 template <class Pass>
 void run_items_on_pool(const Pass& pass, Eigen::Index items, const Eigen::ThreadPoolDevice& device, int threads) {
-    const Eigen::Index wanted = static_cast<Eigen::Index>(threads) * pieces_per_thread;
-    const Eigen::Index piece = (items + wanted - 1) / wanted;
-    const auto pieces = static_cast<int>((items + piece - 1) / piece);
-    struct shared_state {
-        std::atomic<int> next{0};
-        std::atomic<int> done{0};
-    };
-    const auto state = std::make_shared<shared_state>();
-    const auto work = [state, &pass, items, piece, pieces] {
-        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
-            const Eigen::Index first = p * piece;
-            pass.run(first, std::min(items, first + piece));
-            state->done.fetch_add(1, std::memory_order_release);
-        }
-    };
-    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
-    work();
-    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+    run_in_pieces(items, 1, device, threads, [&](Eigen::Index first, Eigen::Index last) { pass.run(first, last); });
 }
 #endif
 
@@ -389,14 +332,13 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
     }
 }
 
+// Whether every leaf of E is a Dense object (eval then returns a Dense Array); false for a leafless E.
 template <class E>
 struct all_dense : std::false_type {};
 template <class P, class X>
-struct all_dense<leaf<P, X>> : std::bool_constant<eigen_dense<X>> {};
-template <class C>
-inline constexpr bool dense_or_no_leaf_v = all_dense<C>::value || !has_leaf<C>::value;
+struct all_dense<leaf<P, X>> : leaf_is_dense<leaf<P, X>> {};
 template <class Op, class... Cs>
-struct all_dense<node<Op, Cs...>> : std::bool_constant<(dense_or_no_leaf_v<std::remove_cvref_t<Cs>> && ...)> {};
+struct all_dense<node<Op, Cs...>> : boost::mp11::mp_all_of<leaf_list_t<node<Op, Cs...>>, leaf_is_dense> {};
 
 /// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (a column of
 /// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor.

@@ -38,16 +38,11 @@
 
 namespace mixt::detail {
 
-
 /// Whether the fused loop can evaluate an expression: every leaf is an array in memory (has_view_v).
+template <class L>
+using leaf_has_view = std::bool_constant<has_view_v<typename L::eigen_type>>;
 template <class E>
-struct fusable : std::true_type {};
-template <class P, class X>
-struct fusable<leaf<P, X>> : std::bool_constant<has_view_v<X>> {};
-template <class Op, class... Cs>
-struct fusable<node<Op, Cs...>> : std::bool_constant<(fusable<std::remove_cvref_t<Cs>>::value && ...)> {};
-template <class E>
-inline constexpr bool fusable_v = fusable<std::remove_cvref_t<E>>::value;
+inline constexpr bool fusable_v = boost::mp11::mp_all_of<leaf_list_t<E>, leaf_has_view>::value;
 
 /// How far ahead of the element being computed the batch loop asks for its inputs (software prefetch), in
 /// passes that move at least prefetch_threshold_bytes, on CPUs where that pays (software_prefetch_pays): the
@@ -610,16 +605,8 @@ K kernel_from_args(const Args&... args) {
 
 /// The data pointers of an expression's array leaves, in the order of the tree: those kernel_args lists.
 template <class E>
-std::tuple<> leaf_pointers_of(const E&) {
-    return {};
-}
-template <class P, class X>
-std::tuple<const value_t<leaf<P, X>>*> leaf_pointers_of(const leaf<P, X>& l) {
-    return {view_of(l.x).data};
-}
-template <class Op, class... Cs>
-auto leaf_pointers_of(const node<Op, Cs...>& n) {
-    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_pointers_of(c)...); }, n.children);
+auto leaf_pointers_of(const E& e) {
+    return map_leaves(e, []<class L>(const L& l) -> const value_t<L>* { return view_of(l.x).data; });
 }
 
 /// Computes elements [begin, end) of the kernel K whose run-time values are `args` (kernel_args) into

@@ -236,15 +236,18 @@ struct leaf_sizes<op_node<Fn, R, Ks...>> {
     static constexpr std::size_t max = std::max({std::size_t{1}, leaf_sizes<Ks>::max...});
 };
 
-/// Elements per thread of flat_vector_kernel writing D: 16 bytes of the narrowest operand, at most 64 bytes of
-/// the widest (registers), at least one.
-template <class D, class K>
-constexpr int lanes_per_thread() {
-    const std::size_t narrow = std::min(sizeof(D), leaf_sizes<K>::min);
-    const std::size_t wide = std::max(sizeof(D), leaf_sizes<K>::max);
+/// Elements per thread of a kernel whose narrowest operand has `narrow` bytes and widest `wide`: 16 bytes of
+/// the narrowest, at most 64 bytes of the widest (registers), at least one. (mixt-gpu-bench's hand kernels
+/// take the same.)
+constexpr int lanes_for_sizes(std::size_t narrow, std::size_t wide) {
     std::size_t v = 16 / narrow;
     while (v > 1 && v * wide > 64) v /= 2;
     return static_cast<int>(v);
+}
+/// Elements per thread of flat_vector_kernel writing D.
+template <class D, class K>
+constexpr int lanes_per_thread() {
+    return lanes_for_sizes(std::min(sizeof(D), leaf_sizes<K>::min), std::max(sizeof(D), leaf_sizes<K>::max));
 }
 
 /// The device tree of an expression over an iteration space of M operands (the destination first, then the

@@ -258,16 +258,10 @@ auto dimensions_of(const X& x) {
     return d;
 }
 
-// Calls f(eigen_operand) for every leaf.
+// Calls f(eigen_operand) for every leaf (visit_leaves).
 template <class E, class F>
-void for_each_leaf(const E&, F&) {}
-template <class P, class X, class F>
-void for_each_leaf(const leaf<P, X>& l, F& f) {
-    f(l.x);
-}
-template <class Op, class... Cs, class F>
-void for_each_leaf(const node<Op, Cs...>& n, F& f) {
-    std::apply([&](const auto&... c) { (for_each_leaf(c, f), ...); }, n.children);
+void for_each_leaf(const E& e, F& f) {
+    visit_leaves(e, [&f](const auto& l) { f(l.x); });
 }
 
 /// The shape `e` evaluates to: its operands' shapes broadcast (NumPy's rule), else mixt::shape_error naming
@@ -317,24 +311,14 @@ struct reduction_operand {
 };
 } // namespace lowering_error
 
+template <class L>
+using leaf_is_dense = std::bool_constant<eigen_dense<typename L::eigen_type>>;
+template <class L>
+using leaf_eigen_type = typename L::eigen_type;
 /// The Eigen type of the first leaf of E that is a Dense object, void if none is.
 template <class E>
-struct first_dense_leaf {
-    using type = void;
-};
-template <class P, class X>
-    requires eigen_dense<std::remove_cvref_t<X>>
-struct first_dense_leaf<leaf<P, X>> {
-    using type = std::remove_cvref_t<X>;
-};
-template <class Op, class... Cs>
-struct first_dense_leaf<node<Op, Cs...>> {
-    using type = boost::mp11::mp_front<boost::mp11::mp_push_back<
-        boost::mp11::mp_remove<boost::mp11::mp_list<typename first_dense_leaf<std::remove_cvref_t<Cs>>::type...>, void>,
-        void>>;
-};
-template <class E>
-using first_dense_leaf_t = typename first_dense_leaf<std::remove_cvref_t<E>>::type;
+using first_dense_leaf_t = boost::mp11::mp_front<boost::mp11::mp_push_back<
+    boost::mp11::mp_transform<leaf_eigen_type, boost::mp11::mp_copy_if<leaf_list_t<E>, leaf_is_dense>>, void>>;
 
 /// What lowering needs besides the tree: the shape of the result, and an operand of the highest rank (`ref`),
 /// broadcast to it, to give literals a shape.

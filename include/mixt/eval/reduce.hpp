@@ -22,20 +22,15 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <limits>
-#include <memory>
-#include <mutex>
 #include <numeric>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -47,6 +42,7 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/pool.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/eval/strided.hpp"
 #include "mixt/expr/expression.hpp"
@@ -579,45 +575,13 @@ struct reduce_source {
 // --- Running tasks -------------------------------------------------------------------------------------------------
 
 /// Runs task(first, last) over [0, tasks) on `threads` threads of the device (the caller one of them), pieces
-/// taken in turn from a shared counter.
+/// taken in turn from a shared counter (run_in_pieces, pool.hpp); on any other device on the calling thread.
 template <class Device, class Task>
 void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Task& task) {
 #if defined(EIGEN_USE_THREADS)
     if constexpr (is_thread_pool_device_v<Device>) {
-        if (threads > 1 && tasks > 1) {
-            const index_t wanted = static_cast<index_t>(threads) * 4;
-            const index_t piece = std::max<index_t>(1, (tasks + wanted - 1) / wanted);
-            const auto pieces = static_cast<int>((tasks + piece - 1) / piece);
-            struct shared_state {
-                std::atomic<int> next{0};
-                std::atomic<int> done{0};
-            };
-            struct failure {
-                std::mutex m;
-                std::exception_ptr first;
-            };
-            const auto state = std::make_shared<shared_state>();
-            const auto failed = std::make_shared<failure>();
-            // A piece that throws (std::bad_alloc of its scratch) is counted done and its exception kept: the
-            // caller waits for every piece, which use its stack, before it rethrows the first one.
-            const auto work = [state, failed, &task, tasks, piece, pieces] {
-                for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
-                    const index_t first = p * piece;
-                    try {
-                        task(first, std::min(tasks, first + piece));
-                    } catch (...) {
-                        const std::lock_guard<std::mutex> lock(failed->m);
-                        if (!failed->first) failed->first = std::current_exception();
-                    }
-                    state->done.fetch_add(1, std::memory_order_release);
-                }
-            };
-            for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
-            work();
-            while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
-            if (failed->first) std::rethrow_exception(failed->first);
-            return;
-        }
+        run_in_pieces(tasks, 1, device, threads, task);
+        return;
     }
 #endif
     (void)device;

@@ -25,16 +25,8 @@ namespace mixt::detail {
 
 /// The strided views of an expression's leaves, in the order of the tree (the order of kernel_args' pointers).
 template <class E>
-std::tuple<> leaf_views_of(const E&) {
-    return {};
-}
-template <class P, class X>
-auto leaf_views_of(const leaf<P, X>& l) {
-    return std::tuple{view_of(l.x)};
-}
-template <class Op, class... Cs>
-auto leaf_views_of(const node<Op, Cs...>& n) {
-    return std::apply([](const auto&... c) { return std::tuple_cat(leaf_views_of(c)...); }, n.children);
+auto leaf_views_of(const E& e) {
+    return map_leaves(e, [](const auto& l) { return view_of(l.x); });
 }
 
 /// How many of the first I elements of the tuple type Tuple are pointers (leaf pointers of kernel_args).

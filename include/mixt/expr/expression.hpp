@@ -26,6 +26,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/dtype/storage.hpp"
@@ -325,27 +327,66 @@ template <class E>
 using tag_t = typename std::remove_cvref_t<E>::tag;
 
 namespace detail {
+// The two walks over an expression's leaves, depth-first and left to right (the order of kernel_args'
+// pointers, of leaf_views_of and of the GPU's device nodes); literals, scalars and reductions have none.
+// The questions asked of the leaves' types (bytes per element, whether there is one, whether every one is
+// fusable, plain, Dense) are folds over leaf_list_t; the values (views, pointers, checks) come from
+// map_leaves and visit_leaves.
 template <class E>
-struct leaf_bytes : std::integral_constant<std::size_t, 0> {};
+struct leaf_list {
+    using type = boost::mp11::mp_list<>;
+};
 template <class P, class X>
-struct leaf_bytes<leaf<P, X>> : std::integral_constant<std::size_t, sizeof(value_t<leaf<P, X>>)> {};
+struct leaf_list<leaf<P, X>> {
+    using type = boost::mp11::mp_list<leaf<P, X>>;
+};
 template <class Op, class... Cs>
-struct leaf_bytes<node<Op, Cs...>>
-    : std::integral_constant<std::size_t, (0 + ... + leaf_bytes<std::remove_cvref_t<Cs>>::value)> {};
+struct leaf_list<node<Op, Cs...>> {
+    using type = boost::mp11::mp_append<typename leaf_list<std::remove_cvref_t<Cs>>::type...>;
+};
+template <class E>
+using leaf_list_t = typename leaf_list<std::remove_cvref_t<E>>::type;
+
+/// f(l) for every leaf l of e, in leaf_list_t's order.
+template <class E, class F>
+void visit_leaves(const E&, const F&) {}
+template <class P, class X, class F>
+void visit_leaves(const leaf<P, X>& l, const F& f) {
+    f(l);
+}
+template <class Op, class... Cs, class F>
+void visit_leaves(const node<Op, Cs...>& n, const F& f) {
+    std::apply([&](const auto&... c) { (visit_leaves(c, f), ...); }, n.children);
+}
+
+/// The tuple of f(l) for the leaves l of e, in leaf_list_t's order.
+template <class E, class F>
+std::tuple<> map_leaves(const E&, const F&) {
+    return {};
+}
+template <class P, class X, class F>
+auto map_leaves(const leaf<P, X>& l, const F& f) {
+    return std::tuple<std::invoke_result_t<const F&, const leaf<P, X>&>>(f(l));
+}
+template <class Op, class... Cs, class F>
+auto map_leaves(const node<Op, Cs...>& n, const F& f) {
+    return std::apply([&](const auto&... c) { return std::tuple_cat(map_leaves(c, f)...); }, n.children);
+}
+
+template <class... Ls>
+constexpr std::size_t element_bytes(boost::mp11::mp_list<Ls...>) {
+    return (std::size_t{0} + ... + sizeof(value_t<Ls>));
+}
 } // namespace detail
 
 /// Bytes an evaluation reads per element: the sum of the leaves' element sizes (literals are free). With
 /// `sizeof(value_t<E>)` written per element, this is the memory traffic of one fused pass.
 template <class E>
-inline constexpr std::size_t leaf_bytes_v = detail::leaf_bytes<std::remove_cvref_t<E>>::value;
+inline constexpr std::size_t leaf_bytes_v = detail::element_bytes(detail::leaf_list_t<E>{});
 
 namespace detail {
 template <class E>
-struct has_leaf : std::false_type {};
-template <class P, class X>
-struct has_leaf<leaf<P, X>> : std::true_type {};
-template <class Op, class... Cs>
-struct has_leaf<node<Op, Cs...>> : std::bool_constant<(has_leaf<std::remove_cvref_t<Cs>>::value || ...)> {};
+struct has_leaf : std::bool_constant<!boost::mp11::mp_empty<leaf_list_t<E>>::value> {};
 
 // with_policy<Policy>(e): e, whose leaves chose no policy, with `Policy` on every leaf and its nodes typed again.
 // As an operator holds its operands: what an rvalue e holds by value is moved out of it, what an lvalue e holds by
