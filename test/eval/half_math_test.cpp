@@ -61,63 +61,25 @@ long double midpoint_margin(long double L, T want) {
     return (std::fabs(next - w) / 2 - std::fabs(L - w)) / std::fabs(L);
 }
 
-struct exp_case {
-    static constexpr const char* name = "exp";
-    static long double ref(long double x) { return std::exp(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::exp(e); }
-    using fn = mixt::detail::exp_fn;
-};
-struct log_case {
-    static constexpr const char* name = "log";
-    static long double ref(long double x) { return std::log(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::log(e); }
-    using fn = mixt::detail::log_fn;
-};
-struct sin_case {
-    static constexpr const char* name = "sin";
-    static long double ref(long double x) { return std::sin(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::sin(e); }
-    using fn = mixt::detail::sin_fn;
-};
-struct cos_case {
-    static constexpr const char* name = "cos";
-    static long double ref(long double x) { return std::cos(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::cos(e); }
-    using fn = mixt::detail::cos_fn;
-};
-struct tanh_case {
-    static constexpr const char* name = "tanh";
-    static long double ref(long double x) { return std::tanh(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::tanh(e); }
-    using fn = mixt::detail::tanh_fn;
-};
-struct sqrt_case {
-    static constexpr const char* name = "sqrt";
-    static long double ref(long double x) { return std::sqrt(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::sqrt(e); }
-    using fn = mixt::detail::sqrt_fn;
-};
+// One case per unary function of a float: its name, the long double reference, the expression and the functor.
+#define MIXT_HALF_MATH_CASE(CASE, NAME, REF, APPLY, FN)                \
+    struct CASE {                                                      \
+        static constexpr const char* name = NAME;                      \
+        static long double ref(long double x) { return REF; }          \
+        template <class E>                                             \
+        static auto apply(E&& e) { return APPLY; }                     \
+        using fn = mixt::detail::FN;                                   \
+    };
+MIXT_HALF_MATH_CASE(exp_case, "exp", std::exp(x), mixt::exp(e), exp_fn)
+MIXT_HALF_MATH_CASE(log_case, "log", std::log(x), mixt::log(e), log_fn)
+MIXT_HALF_MATH_CASE(sin_case, "sin", std::sin(x), mixt::sin(e), sin_fn)
+MIXT_HALF_MATH_CASE(cos_case, "cos", std::cos(x), mixt::cos(e), cos_fn)
+MIXT_HALF_MATH_CASE(tanh_case, "tanh", std::tanh(x), mixt::tanh(e), tanh_fn)
+MIXT_HALF_MATH_CASE(sqrt_case, "sqrt", std::sqrt(x), mixt::sqrt(e), sqrt_fn)
 // Exact functions, for completeness: every unary function of a float.
-struct abs_case {
-    static constexpr const char* name = "abs";
-    static long double ref(long double x) { return std::fabs(x); }
-    template <class E>
-    static auto apply(E&& e) { return mixt::abs(e); }
-    using fn = mixt::detail::abs_fn;
-};
-struct neg_case {
-    static constexpr const char* name = "negation";
-    static long double ref(long double x) { return -x; }
-    template <class E>
-    static auto apply(E&& e) { return -e; }
-    using fn = mixt::detail::neg_fn;
-};
+MIXT_HALF_MATH_CASE(abs_case, "abs", std::fabs(x), mixt::abs(e), abs_fn)
+MIXT_HALF_MATH_CASE(neg_case, "negation", -x, -e, neg_fn)
+#undef MIXT_HALF_MATH_CASE
 
 template <class T, class Case>
 void check_every_input() {
