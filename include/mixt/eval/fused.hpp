@@ -10,9 +10,9 @@
 // iteration space (eval/strided.hpp). Other leaves (TensorRef, tensor expressions) and other devices go
 // through the lowering to Eigen (eval/lower.hpp).
 //
-// Before the loop, the expression is turned into a kernel: a tree of the same shape holding only what the
-// loop needs (leaf pointers, literals already converted and broadcast), so nothing per call is redone per
-// element. Results are the same as the per-element definitions (expr/functors.hpp, mixt::convert) bit for
+// Before the loop, the expression is turned into a kernel: its kernel tree (eval/kernel.hpp: leaf pointers,
+// literals already converted) bound to this file's SIMD kernels (cpu_binder: a literal is broadcast into a
+// batch once), so nothing per call is redone per element. Results are the same as the per-element definitions (expr/functors.hpp, mixt::convert) bit for
 // bit, except transcendental functions, whose vector versions agree within 2 ulp of the result type.
 
 #include <algorithm>
@@ -27,6 +27,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/dtype/convert.hpp"
+#include "mixt/eval/kernel.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
@@ -232,50 +233,32 @@ struct literal_compare_kernel {
     void prefetch(index_t i) const { k.template prefetch<Count>(i); }
 };
 
-template <class S, class E>
-auto make_kernel(const E& e);
-
-template <class P, class X>
-auto make_native_kernel(const leaf<P, X>& l) {
-    return leaf_kernel<value_t<leaf<P, X>>>{view_of(l.x).data};
-}
-template <class Op, class... Cs>
-auto make_native_kernel(const node<Op, Cs...>& n) {
-    using N = node<Op, Cs...>;
-    using R = value_t<N>;
-    if constexpr (literal_compare_v<N>) {
-        using LC = literal_compare<N>;
-        const literal_compare_parts<N> parts(n);
-        using J = typename decltype(parts)::join;
-        auto k = make_kernel<J>(parts.array);
-        return literal_compare_kernel<typename Op::fn, LC::literal_left, J, typename decltype(parts)::literal_type,
-                                      decltype(k)>::of(k, parts.compare);
-    } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
-        // cast<T>(x): the kernel of x converted to T, without an identity on top (the vector back ends have no
-        // identity of their own, and the scalar one round-trips f16/bf16 lanes through memory).
-        return make_kernel<boost::mp11::mp_at_c<typename N::operand_types, 0>>(std::get<0>(n.children));
-    } else {
-        using ops = typename N::operand_types;
-        return [&]<std::size_t... K>(std::index_sequence<K...>) {
-            return op_kernel<typename Op::fn, R,
-                             decltype(make_kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
-                {make_kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...}};
-        }(std::index_sequence_for<Cs...>{});
-    }
-}
-
-/// The kernel that computes `e` converted to `S`.
-template <class S, class E>
-auto make_kernel(const E& e) {
-    using V = value_t<E>;
-    if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
-        return const_kernel<S>::of(mixt::convert<S>(e.value));
-    } else if constexpr (std::is_same_v<S, V>) {
-        return make_native_kernel(e);
-    } else {
-        auto k = make_native_kernel(e);
+/// The CPU's kernels of a kernel tree (eval/kernel.hpp), node for node.
+struct cpu_binder {
+    template <class T>
+    static leaf_kernel<T> of(const ktree::array<T>& a) { return {a.p}; }
+    template <class T>
+    static const_kernel<T> of(const ktree::constant<T>& c) { return const_kernel<T>::of(c.value); }
+    template <class S, class K>
+    static auto of(const ktree::convert<S, K>& c) {
+        auto k = of(c.k);
         return convert_kernel<S, decltype(k)>{k};
     }
+    template <class Fn, class R, class... Ks>
+    static auto of(const ktree::op<Fn, R, Ks...>& o) {
+        return std::apply([](const auto&... c) { return op_kernel<Fn, R, decltype(of(c))...>{{of(c)...}}; }, o.ks);
+    }
+    template <class Fn, bool LiteralLeft, class J, class L, class K>
+    static auto of(const ktree::compare<literal_compare_functor<Fn, LiteralLeft, J, L>, K>& c) {
+        auto k = of(c.k);
+        return literal_compare_kernel<Fn, LiteralLeft, J, L, decltype(k)>::of(k, c.f);
+    }
+};
+
+/// The CPU kernel that computes `e` converted to `S`.
+template <class S, class E>
+auto make_kernel(const E& e) {
+    return cpu_binder::of(make_kernel_tree<S>(e));
 }
 
 // Kernels of plain integer and float arithmetic (integers, bool, float, double; the operations below; integer

@@ -7,8 +7,8 @@
 //
 // The kernel reads the same data as the CPU's strided pass: the iteration space (space.hpp: dimensions in
 // memory order, merged where every operand allows, one stride per operand and dimension, 0 on a broadcast
-// dimension) and the expression's tree. From them `builder` makes a tree of device nodes holding only
-// pointers, strides and converted literal values; each node computes its element with the per-element
+// dimension) and the expression's kernel tree (eval/kernel.hpp). From them `binder` makes a tree of device
+// nodes holding pointers, strides and converted literal values; each node computes its element with the per-element
 // functors of expr/functors.hpp, so the GPU's results are the CPU's (under the NaN contract; products are
 // rounded on their own, __fmul_rn, whatever -fmad says). Three kernels, all grid-stride loops:
 //   - flat_vector_kernel, where every operand is one contiguous run and every pointer is 16-byte aligned:
@@ -26,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "mixt/eval/kernel.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/eval/strided.hpp"
@@ -250,56 +251,38 @@ constexpr int lanes_per_thread() {
     return lanes_for_sizes(std::min(sizeof(D), leaf_sizes<K>::min), std::max(sizeof(D), leaf_sizes<K>::max));
 }
 
-/// The device tree of an expression over an iteration space of M operands (the destination first, then the
-/// leaves in the order of leaf_views_of): make_kernel's rules (literals converted to their operand type,
-/// casts without an identity node, comparisons with a literal by exact value), with pointers and strides.
+/// The device nodes of a kernel tree (eval/kernel.hpp) over an iteration space of M operands (the destination
+/// first, then the tree's arrays in order): each array gets its strides from the space.
 template <int R, std::size_t M>
-struct builder {
+struct binder {
     static constexpr int N = static_cast<int>(iteration_space<R, M>::max_dims);
     const iteration_space<R, M>& space;
     std::size_t next = 1; // operand 0 is the destination
 
-    template <class S, class E>
-    auto kernel(const E& e) {
-        using V = value_t<E>;
-        if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
-            return const_node<S>{mixt::convert<S>(e.value)};
-        } else if constexpr (std::is_same_v<S, V>) {
-            return native(e);
-        } else {
-            auto k = native(e);
-            return convert_node<S, decltype(k)>{k};
-        }
-    }
-
-    template <class P, class X>
-    auto native(const leaf<P, X>& l) {
-        using T = value_t<leaf<P, X>>;
-        leaf_node<T, N> k{view_of(l.x).data, {}};
+    template <class T>
+    leaf_node<T, N> of(const ktree::array<T>& a) {
+        leaf_node<T, N> k{a.p, {}};
         for (int d = 0; d < N; ++d) k.stride[d] = space.strides[next][static_cast<std::size_t>(d)];
         ++next;
         return k;
     }
-
-    template <class Op, class... Cs>
-    auto native(const node<Op, Cs...>& n) {
-        using Nd = node<Op, Cs...>;
-        using Rt = value_t<Nd>;
-        using ops = typename Nd::operand_types;
-        if constexpr (literal_compare_v<Nd>) {
-            const literal_compare_parts<Nd> parts(n);
-            auto k = kernel<typename decltype(parts)::join>(parts.array);
-            return compare_node<typename decltype(parts)::functor, decltype(k)>{k, parts.compare};
-        } else if constexpr (std::is_same_v<typename Op::fn, identity_fn> && sizeof...(Cs) == 1) {
-            return kernel<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children));
-        } else {
-            static_assert(sizeof...(Cs) >= 1 && sizeof...(Cs) <= 3, "mixt: the GPU kernel takes operations of 1 to 3 operands");
-            // Braced initialization: the children are built left to right, the order of leaf_views_of.
-            return [&]<std::size_t... K>(std::index_sequence<K...>) {
-                return op_node<typename Op::fn, Rt, decltype(kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
-                    kernel<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...};
-            }(std::index_sequence_for<Cs...>{});
-        }
+    template <class T>
+    const_node<T> of(const ktree::constant<T>& c) { return {c.value}; }
+    template <class S, class K>
+    auto of(const ktree::convert<S, K>& c) {
+        auto k = of(c.k);
+        return convert_node<S, decltype(k)>{k};
+    }
+    template <class F, class K>
+    auto of(const ktree::compare<F, K>& c) {
+        auto k = of(c.k);
+        return compare_node<F, decltype(k)>{k, c.f};
+    }
+    template <class Fn, class Rt, class... Ks>
+    auto of(const ktree::op<Fn, Rt, Ks...>& o) {
+        static_assert(sizeof...(Ks) >= 1 && sizeof...(Ks) <= 3, "mixt: the GPU kernel takes operations of 1 to 3 operands");
+        // Braced initialization: the operands are bound left to right, the order of the space's operands.
+        return std::apply([&](const auto&... c) { return op_node<Fn, Rt, decltype(of(c))...>{of(c)...}; }, o.ks);
     }
 };
 
@@ -362,8 +345,8 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
     index_t total = 1;
     for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
     if (total == 0) return;
-    builder<R, M> b{space};
-    const auto k = b.template kernel<D>(e);
+    binder<R, M> b{space};
+    const auto k = b.of(make_kernel_tree<D>(e));
     using K = std::remove_const_t<decltype(k)>;
     if (b.next != M) throw std::logic_error("mixt: assign: the GPU kernel's leaves do not match the iteration space");
     (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
@@ -379,7 +362,7 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
     } else if (flat) {
         flat_kernel<D, K><<<blocks_for(total, threads, device), threads, 0, device.stream()>>>(dst, k, total);
     } else {
-        constexpr int N = builder<R, M>::N;
+        constexpr int N = binder<R, M>::N;
         space_desc<N> s{};
         s.rank = space.rank;
         for (int d = 0; d < N; ++d) {
