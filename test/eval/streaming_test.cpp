@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -101,6 +103,8 @@ void check_all(const Device& device) {
         decltype(mixt::lazy(a) + b) expr;
         explicit e8(Eigen::Index n) : a(random_tensor<u8>(n, 3)), b(random_tensor<i8>(n, 4)), expr(mixt::lazy(a) + b) {}
     };
+    static_assert(!mixt::simd::avx512 ||
+                  d::word_loop_v<i16, std::remove_const_t<decltype(d::make_kernel<i16>(std::declval<const e8&>().expr))>>);
     check_offsets<i16>([](Eigen::Index n) { return e8(n); },
                        [](const e8& e, Eigen::Index i) {
                            return d::add_fn{}(mixt::convert<i16>(e.a(i)), mixt::convert<i16>(e.b(i)));
