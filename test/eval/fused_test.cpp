@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -124,28 +125,36 @@ TEST(fused, kernel_args_follow_the_kernel) {
     EXPECT_EQ(d::leaf_pointers_of(e), std::tuple(b.data(), x.data(), y.data(), z.data(), h.data()));
     const auto kernel = d::make_kernel<float>(e);
     using K = std::remove_const_t<decltype(kernel)>;
-    static_assert(d::kernel_arg_count_v<K> == 7);
+    static_assert(d::kernel_arg_count_v<K> == 12);
     const auto args = d::kernel_args(kernel);
+    constexpr Eigen::Index all = ~Eigen::Index{0}; // a leaf's mask: every element its own (not a broadcast)
     EXPECT_EQ(std::get<0>(args), b.data());
-    EXPECT_EQ(std::get<1>(args).literal, 0);
-    EXPECT_EQ(std::get<1>(args).converted, i8{0});
-    EXPECT_TRUE(std::get<1>(args).fits);
-    EXPECT_EQ(std::get<2>(args), x.data());
-    EXPECT_EQ(std::get<3>(args), y.data());
-    EXPECT_EQ(std::get<4>(args), z.data());
-    EXPECT_EQ(std::get<5>(args), 0.5f);
-    EXPECT_EQ(std::get<6>(args), h.data());
-    // Other values, each where it belongs: x and y trade places, the comparison's literal becomes 10 and the
-    // product's 0.25. The loop computes every element with them, at a size that runs every loop and a tail.
-    auto above_10 = std::get<1>(args);
+    EXPECT_EQ(std::get<1>(args), all);
+    EXPECT_EQ(std::get<2>(args).literal, 0);
+    EXPECT_EQ(std::get<2>(args).converted, i8{0});
+    EXPECT_TRUE(std::get<2>(args).fits);
+    EXPECT_EQ(std::get<3>(args), x.data());
+    EXPECT_EQ(std::get<4>(args), all);
+    EXPECT_EQ(std::get<5>(args), y.data());
+    EXPECT_EQ(std::get<6>(args), all);
+    EXPECT_EQ(std::get<7>(args), z.data());
+    EXPECT_EQ(std::get<8>(args), all);
+    EXPECT_EQ(std::get<9>(args), 0.5f);
+    EXPECT_EQ(std::get<10>(args), h.data());
+    EXPECT_EQ(std::get<11>(args), all);
+    // Other values, each where it belongs: x and y trade places, the comparison's literal becomes 10, the
+    // product's 0.25, and z is a broadcast of its first element (mask 0 over broadcast_copies copies of it).
+    // The loop computes every element with them, at a size that runs every loop and a tail.
+    auto above_10 = std::get<2>(args);
     above_10.literal = 10;
     above_10.converted = 10;
+    const std::vector<float> z0(static_cast<std::size_t>(d::broadcast_copies), z(0));
     Eigen::Tensor<float, 1> moved(n);
-    d::run_range_of<false, false, float, K>(moved.data(), 0, n, b.data(), above_10, y.data(), x.data(), z.data(), 0.25f,
-                                            h.data());
+    d::run_range_of<false, false, float, K>(moved.data(), 0, n, b.data(), all, above_10, y.data(), all, x.data(), all,
+                                            z0.data(), Eigen::Index{0}, 0.25f, h.data(), all);
     for (Eigen::Index i = 0; i < n; ++i) {
         const float chosen = b(i) > 10 ? y(i) : x(i);
-        const float want_i = d::add_fn{}(d::sub_fn{}(chosen, d::mul_fn{}(z(i), 0.25f)), mixt::convert<float>(h(i)));
+        const float want_i = d::add_fn{}(d::sub_fn{}(chosen, d::mul_fn{}(z(0), 0.25f)), mixt::convert<float>(h(i)));
         ASSERT_EQ(moved(i), want_i) << i;
     }
     // And the pass over the expression's own values.

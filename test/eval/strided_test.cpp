@@ -127,6 +127,15 @@ void check_shapes_of_every_kind() {
     check_pair<float, std::int16_t, L>(A1{1}, A2{5, 17}, A2{5, 17}, select);
     check_pair<c64, c128, L>(A2{9, 21}, A1{21}, A2{9, 21}, complex);
     check_pair<c64, c128, L>(A2{9, 1}, A2{9, 21}, A2{9, 21}, complex);
+    // An operand with one value along every run (stride 0: read as copies with mask 0, or, for the block loop,
+    // copied the run's length): on each loop, the leaf combined in memory too, runs longer than a stage.
+    check_pair<float, std::int8_t, L>(A2{4, 5000}, A2{4, 1}, A2{4, 5000}, f32_i8);
+    check_pair<std::uint8_t, std::int8_t, L>(A2{5, 101}, A2{5, 1}, A2{5, 101}, u8_i8);
+    check_pair<std::uint8_t, std::int8_t, L>(A2{5, 1}, A2{5, 4133}, A2{5, 4133}, u8_i8);
+    check_pair<Eigen::half, Eigen::bfloat16, L>(A2{3, 5000}, A2{1, 1}, A2{3, 5000}, f16_bf16);
+    check_pair<c64, c128, L>(A2{9, 21}, A2{9, 1}, A2{9, 21}, complex);
+    check_pair<c64, c128, L>(A2{3, 4100}, A2{3, 1}, A2{3, 4100}, complex);
+    check_pair<float, std::int16_t, L>(A2{6, 1}, A2{6, 77}, A2{6, 77}, select);
     // A channel-last image and a per-channel vector: runs of many rows, more rows than one run takes.
     check_pair<std::uint8_t, float, L>(A3{50, 40, 3}, A1{3}, A3{50, 40, 3},
                                        [](const auto& x, const auto& y) { return (mixt::lazy(x) / 255.0f - y) / 0.25f; });

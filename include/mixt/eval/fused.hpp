@@ -103,21 +103,33 @@ inline void prefetch_elements(const T* p, index_t i) noexcept {
 // On AVX-512 targets, k.wide_at(i) and k.wide_at_store(i) are the same for the 16 elements [i, i + 16), as
 // simd::wide::batch values, where wide_kernel_v<K> (only then are they instantiated), and k.word_at(i) for the
 // 32 elements [i, i + 32), one per 16-bit lane, where word_kernel<K> (simd::wide's words).
+//
+// A leaf's elements are p[i & mask]. The mask is all ones, except for an operand that a strided pass
+// broadcasts along its runs (stride 0, eval/strided.hpp): there p holds broadcast_copies copies of the
+// operand's value and the mask is 0, so that every batch loads those copies, as a literal's batch is its
+// value (without a copy of the value the size of the run). The block loop reads p[i] (its compiler-vectorized
+// loop needs contiguous addresses): a broadcast operand of a block-loop kernel is copied the length of the run.
 template <class T>
 struct leaf_kernel {
     const T* p;
-    simd::batch<T> at(index_t i) const { return simd::load(p + i); }
-    simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(p + i, n); }
+    index_t mask = ~index_t{0};
+    const T* at_ptr(index_t i) const { return p + (i & mask); }
+    simd::batch<T> at(index_t i) const { return simd::load(at_ptr(i)); }
+    simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(at_ptr(i), n); }
     simd::batch<T> at_store(index_t i) const { return at(i); }
 #if MIXT_SIMD_AVX512
-    auto wide_at(index_t i) const { return simd::wide::load(p + i); }
+    auto wide_at(index_t i) const { return simd::wide::load(at_ptr(i)); }
     auto wide_at_store(index_t i) const { return wide_at(i); }
-    __m512i word_at(index_t i) const { return simd::wide::load_words(p + i); }
+    __m512i word_at(index_t i) const { return simd::wide::load_words(at_ptr(i)); }
 #endif
     T scalar(index_t i) const { return p[i]; }
     template <index_t Count>
-    void prefetch(index_t i) const { prefetch_elements<Count>(p, i); }
+    void prefetch(index_t i) const { prefetch_elements<Count>(p, i & mask); }
 };
+
+/// How many copies of a broadcast operand's value a leaf with mask 0 reads: the widest load of any loop (32
+/// words, simd::wide::load_words).
+inline constexpr index_t broadcast_copies = 32;
 
 template <class T>
 struct const_kernel {
@@ -484,13 +496,13 @@ void store_batch(D* p, const K& k, index_t i) {
         using Fn = typename K::fn;
         constexpr bool a_left = std::is_same_v<std::tuple_element_t<1, decltype(k.ks)>, leaf_kernel<D>>;
         const auto& operand = std::get<a_left ? 0 : 1>(k.ks);
-        const D* leaf = std::get<a_left ? 1 : 0>(k.ks).p + i;
+        const D* leaf = std::get<a_left ? 1 : 0>(k.ks).at_ptr(i);
         using O = std::remove_cvref_t<decltype(operand)>;
         if constexpr (real_product_operand<D, Fn, O>::value) {
             constexpr bool real_left = real_product_operand<D, Fn, O>::real_left;
             const auto& c64_leaf = std::get<real_left ? 1 : 0>(operand.k.ks);
             const auto& real = std::get<real_left ? 0 : 1>(operand.k.ks).k;
-            if (simd::apply_real_product_store<a_left, real_left, Stream>(p, Fn{}, c64_leaf.p + i, real.at(i), leaf))
+            if (simd::apply_real_product_store<a_left, real_left, Stream>(p, Fn{}, c64_leaf.at_ptr(i), real.at(i), leaf))
                 [[likely]]
                 return;
         }
@@ -518,13 +530,13 @@ inline constexpr int unroll_v = sizeof(simd::batch<D>) <= 64 ? 4 : 1;
 template <class D, class K>
 inline constexpr bool store_as_computed_v = combined_root_v<D, K> || sizeof(D) == 8;
 
-/// A kernel's run-time values, in the order of the tree (kernel_args): the data pointers of its leaves, the
-/// values of its literals (already converted to the node's type), and the functors of its comparisons with a
-/// literal; and the kernel built anew from them (kernel_from_args<K>: a literal's batch is broadcast again
-/// from its value). run_range_of takes them as arguments (it says why).
+/// A kernel's run-time values, in the order of the tree (kernel_args): the data pointer of each leaf followed by
+/// its mask, the values of its literals (already converted to the node's type), and the functors of its
+/// comparisons with a literal; and the kernel built anew from them (kernel_from_args<K>: a literal's batch is
+/// broadcast again from its value). run_range_of takes them as arguments (it says why).
 template <class T>
-std::tuple<const T*> kernel_args(const leaf_kernel<T>& k) {
-    return {k.p};
+std::tuple<const T*, index_t> kernel_args(const leaf_kernel<T>& k) {
+    return {k.p, k.mask};
 }
 template <class T>
 std::tuple<T> kernel_args(const const_kernel<T>& k) {
@@ -557,7 +569,7 @@ constexpr std::size_t args_before() {
 // The kernel of type K whose run-time values are elements I, I + 1, ... of the tuple t.
 template <std::size_t I, class T, class Tuple>
 leaf_kernel<T> kernel_from(std::type_identity<leaf_kernel<T>>, const Tuple& t) {
-    return {std::get<I>(t)};
+    return {std::get<I>(t), std::get<I + 1>(t)};
 }
 template <std::size_t I, class T, class Tuple>
 const_kernel<T> kernel_from(std::type_identity<const_kernel<T>>, const Tuple& t) {

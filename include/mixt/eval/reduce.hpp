@@ -549,6 +549,8 @@ struct reduce_source {
                 for (std::size_t k = 0; k < L; ++k) off[k] += i * box.strides[k + 1][d];
             }
             std::array<const void*, L> ptrs{};
+            std::array<index_t, L> masks;
+            masks.fill(~index_t{0});
             [&]<std::size_t... J>(std::index_sequence<J...>) {
                 (
                     [&] {
@@ -560,12 +562,15 @@ struct reduce_source {
                             return;
                         }
                         T* buffer = reinterpret_cast<T*>(stage + pass::stage_offsets[J + 1]);
-                        copy_strided<false>(buffer, src, 1, len, 0, stride);
+                        if (stride == 0)
+                            masks[J] = stage_broadcast<A, Kern>(buffer, src, len); // a value along the run
+                        else
+                            copy_strided<false>(buffer, src, 1, len, 0, stride);
                         ptrs[J] = buffer;
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
-            pass::compute(out, len, with_leaf_pointers(args, ptrs), pass_options{});
+            pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{});
             sink(out, len, pos);
             pos += len;
         }

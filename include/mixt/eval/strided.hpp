@@ -37,14 +37,25 @@ constexpr std::size_t pointers_before() {
     }(std::make_index_sequence<I>{});
 }
 
-/// kernel_args `t` with its leaf pointers replaced by `p` (in order).
+/// Whether element I of kernel_args' tuple type is a leaf's mask (the element after its pointer).
+template <class Tuple, std::size_t I>
+constexpr bool is_leaf_mask() {
+    if constexpr (I == 0)
+        return false;
+    else
+        return std::is_pointer_v<std::tuple_element_t<I - 1, Tuple>>;
+}
+
+/// kernel_args `t` with its leaf pointers replaced by `p` and their masks by `m` (in order).
 template <class Tuple, std::size_t L>
-Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p) {
+Tuple with_leaf_pointers(const Tuple& t, const std::array<const void*, L>& p, const std::array<index_t, L>& m) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return Tuple{[&] {
             using A = std::tuple_element_t<I, Tuple>;
             if constexpr (std::is_pointer_v<A>)
                 return static_cast<A>(p[pointers_before<Tuple, I>()]);
+            else if constexpr (is_leaf_mask<Tuple, I>())
+                return static_cast<A>(m[pointers_before<Tuple, I>() - 1]);
             else
                 return std::get<I>(t);
         }()...};
@@ -118,6 +129,20 @@ template <bool Scatter, class T>
 inline void copy_strided(T* out, const T* src, index_t rows, index_t cols, index_t row_stride, index_t stride) {
     static_assert(std::is_trivially_copyable_v<T>);
     copy_strided_bytes<Scatter, sizeof(T), alignof(T)>(out, src, rows, cols, row_stride, stride);
+}
+
+/// Copies the operand at src, whose stride along the run is 0 (one value broadcast along it), for a kernel K
+/// writing D: as broadcast_copies copies read with mask 0 (leaf_kernel), or, where the block loop may run
+/// (it reads every element's address), `len` copies. Returns the leaf's mask.
+template <class D, class K, class T>
+index_t stage_broadcast(T* buffer, const T* src, index_t len) {
+    if constexpr (block_loop_v<false, D, K> || block_loop_v<true, D, K>) {
+        copy_strided<false>(buffer, src, 1, len, 0, 0);
+        return ~index_t{0};
+    } else {
+        copy_strided<false>(buffer, src, 1, broadcast_copies, 0, 0);
+        return 0;
+    }
 }
 
 /// How a space is cut into runs, and which operands are read (or written) in place: direct[k] for operand k
@@ -203,6 +228,7 @@ struct strided_pass {
         alignas(64) unsigned char stage[stage_offsets[M]];
         std::array<const void*, L> cached{};
         std::array<index_t, L> cached_len{};
+        std::array<index_t, L> cached_mask{};
         const auto rk = static_cast<std::size_t>(space.rank);
         const index_t n = space.inner();
         const run_plan& plan = layout.plan;
@@ -235,6 +261,8 @@ struct strided_pass {
                 return std::pair{rk >= 2 ? space.strides[k][rk - 2] : index_t{0}, space.strides[k][rk - 1]};
             };
             std::array<const void*, L> ptrs{};
+            std::array<index_t, L> masks;
+            masks.fill(~index_t{0});
             [&]<std::size_t... J>(std::index_sequence<J...>) {
                 (
                     [&] {
@@ -245,8 +273,17 @@ struct strided_pass {
                             return;
                         }
                         T* buffer = reinterpret_cast<T*>(stage + stage_offsets[J + 1]);
-                        if (cached[J] != src || cached_len[J] < len) {
-                            const auto [row_stride, stride] = strides_of(J + 1);
+                        const auto [row_stride, stride] = strides_of(J + 1);
+                        if (rows == 1 && stride == 0) {
+                            // One value along the run: copies of it read with mask 0, or the run's length of
+                            // them for the block loop (cached while the value's address stays).
+                            if (cached[J] != src || cached_len[J] < len) {
+                                cached_mask[J] = stage_broadcast<D, K>(buffer, src, len);
+                                cached[J] = src;
+                                cached_len[J] = len;
+                            }
+                            masks[J] = cached_mask[J];
+                        } else if (cached[J] != src || cached_len[J] < len) {
                             copy_strided<false>(buffer, src, rows, cols, row_stride, stride);
                             cached[J] = src;
                             cached_len[J] = len;
@@ -255,7 +292,7 @@ struct strided_pass {
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
-            const auto run_args = with_leaf_pointers(args, ptrs);
+            const auto run_args = with_leaf_pointers(args, ptrs, masks);
             if (layout.direct[0]) {
                 compute(dst + off[0], len, run_args, options);
             } else {
