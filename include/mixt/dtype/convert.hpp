@@ -57,6 +57,10 @@ template <class T>
 inline constexpr bool is_bool_v = std::is_same_v<T, bool>;
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+/// f16 and bf16: the 16-bit floats, whose arithmetic and functions every back end computes in f32 (or f64) and
+/// rounds once.
+template <class T>
+inline constexpr bool is_small_float_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
 template <class T>
 inline constexpr bool is_float_like_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> ||
                                         std::is_same_v<T, float> || std::is_same_v<T, double>;

@@ -395,7 +395,7 @@ struct wide_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>
 /// compiler's vectorization of it uses 256-bit registers under GCC's tuning for most AVX-512 CPUs.
 template <class D, class K>
 inline constexpr bool wide_loop_v =
-    simd::avx512 && (std::is_same_v<D, float> || std::is_same_v<D, Eigen::half> || std::is_same_v<D, Eigen::bfloat16>) &&
+    simd::avx512 && (std::is_same_v<D, float> || is_small_float_v<D>) &&
     wide_kernel<K>::value;
 
 /// Whether every node of a kernel has a version on simd::wide's words: integer leaves and literals of up to 16

@@ -5,7 +5,8 @@
 // are views. The space is cut into runs (run_plan); each run is one call of the contiguous loop of
 // eval/fused.hpp (run_range_of) with the kernel's leaf pointers moved to the run's first elements, so every
 // run is vectorized exactly as a flat pass is. Operands that are not contiguous along a run are staged
-// (iteration_space says when); a destination that is not is computed into a stage and scattered.
+// (iteration_space says when), those with one value along it as a few copies read as a literal is
+// (stage_broadcast); a destination that is not contiguous is computed into a stage and scattered.
 
 #include <algorithm>
 #include <array>

@@ -38,7 +38,7 @@ namespace mixt::detail {
 // f16/bf16 compute in f32.
 template <class T>
 using compute_t =
-    std::conditional_t<std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>, float, T>;
+    std::conditional_t<is_small_float_v<T>, float, T>;
 
 // Integer arithmetic in an unsigned type at least as wide as `unsigned`, so nothing promotes to `int` and
 // overflows.
@@ -494,8 +494,6 @@ EIGEN_DEVICE_FUNC std::complex<F> tanh(const std::complex<F>& z) {
 #else
 #define MIXT_DETAIL_COMPLEX_MATH(FN, X) std::FN(X)
 #endif
-template <class T>
-inline constexpr bool is_small_float_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
 #define MIXT_DETAIL_MATH(NAME, FN)                                                                             \
     struct NAME {                                                                                              \
         template <class T>                                                                                     \
@@ -664,7 +662,7 @@ struct pow_fn {
 template <class T>
 EIGEN_DEVICE_FUNC bool sign_bit(const T& x) {
     using std::signbit;
-    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>)
+    if constexpr (is_small_float_v<T>)
         return signbit(static_cast<float>(x));
     else
         return signbit(x);

@@ -60,7 +60,7 @@ inline constexpr bool is_dtype_v = ::mixt::detail::is_convert_dtype_v<T>;
 // The value a half/bfloat16 element has inside a batch: itself, or its quiet form if it is a signaling NaN.
 template <class T>
 constexpr T canonical(T x) noexcept {
-    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+    if constexpr (mixt::detail::is_small_float_v<T>) {
         return ::mixt::convert<T>(::mixt::convert<float>(x));
     } else {
         return x;
@@ -94,7 +94,7 @@ inline constexpr bool exact_in_half_v =
     std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>;
 template <class T>
 inline constexpr bool is_f32_lane_v =
-    std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> || std::is_same_v<T, float>;
+    mixt::detail::is_small_float_v<T> || std::is_same_v<T, float>;
 
 } // namespace detail
 
