@@ -13,7 +13,7 @@
 //   - a real array compared with a real literal is the array and the functor that compares in the join or, when
 //     the literal does not fit it, by exact value (`ktree::compare`, expr/literal.hpp).
 // The rules are applied here once, by `make_kernel_tree<S>(e)` (the tree of `e` converted to S). Each target
-// binds the tree to its own nodes: the CPU's fused loops to SIMD kernels (eval/fused.hpp, `cpu_kernel`), the
+// binds the tree to its own nodes: the CPU's fused loops to SIMD kernels (eval/fused.hpp, `cpu_binder`), the
 // GPU to device nodes that add each leaf's strides (eval/gpu.hpp, `gpu::binder`).
 
 #include <cstddef>

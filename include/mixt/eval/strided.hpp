@@ -215,6 +215,7 @@ struct strided_pass {
         const std::size_t fits = (std::size_t{16} << 10) / widest;
         return std::min(stage_elements, static_cast<index_t>(std::min(fits, (std::size_t{256} << 10) / all)));
     }();
+    static_assert(capacity >= broadcast_copies, "mixt: a stage holds the copies of a broadcast operand");
     // Each operand's stage: `capacity` elements of its type, one after the other.
     static constexpr std::array<std::size_t, M + 1> stage_offsets = [] {
         std::array<std::size_t, M + 1> o{};
@@ -288,6 +289,7 @@ struct strided_pass {
                             copy_strided<false>(buffer, src, rows, cols, row_stride, stride);
                             cached[J] = src;
                             cached_len[J] = len;
+                            cached_mask[J] = ~index_t{0}; // a full copy, whatever the cached value was before
                         }
                         ptrs[J] = buffer;
                     }(),
