@@ -345,10 +345,12 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
     index_t total = 1;
     for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
     if (total == 0) return;
+    const auto tree = make_kernel_tree<D>(e);
+    static_assert(ktree::array_count_v<std::remove_const_t<decltype(tree)>> + 1 == M,
+                  "mixt: the GPU kernel's arrays are the iteration space's operands");
     binder<R, M> b{space};
-    const auto k = b.of(make_kernel_tree<D>(e));
+    const auto k = b.of(tree);
     using K = std::remove_const_t<decltype(k)>;
-    if (b.next != M) throw std::logic_error("mixt: assign: the GPU kernel's leaves do not match the iteration space");
     (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
     bool flat = true, aligned = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
     for (std::size_t o = 0; o < M; ++o) flat = flat && space.flat(o);

@@ -26,7 +26,7 @@
 #endif
 
 // MIXT_SIMD_AVX512 is 1 where the AVX2 batches are on and the target has AVX-512 F, BW, DQ and VL (x86-64-v4,
-// -march=native on Skylake-X, Zen 4 or later): the fused loop then runs 16-lane batches (mixt/simd/wide.hpp)
+// or -march=native on a CPU that has them): the fused loop then runs 16-lane batches (mixt/simd/wide.hpp)
 // for the expressions they cover. Define MIXT_SIMD_NO_AVX512 to keep to the 8-lane batches.
 #if MIXT_SIMD_AVX2 && MIXT_SIMD_F16C && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
     defined(__AVX512VL__) && !defined(MIXT_SIMD_NO_AVX512)
