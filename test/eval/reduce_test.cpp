@@ -328,6 +328,131 @@ TEST(reduce_eval, dense_operands) {
     EXPECT_EQ(rows(1), 33.f);
 }
 
+// The order a K = 1 stream is folded in, written out: element s of a block of 4096 goes to lane s mod 32, each
+// block's lanes are combined in lane order and pushed onto a pairwise stack (reduce.hpp's header). Below 2^18
+// elements the stream is one super-block.
+template <class T, class Combine>
+T model_fold(const std::vector<T>& x, T identity, Combine combine) {
+    std::vector<std::pair<T, int>> stack;
+    for (std::size_t b0 = 0; b0 < x.size(); b0 += 4096) {
+        T l[32];
+        std::fill(l, l + 32, identity);
+        for (std::size_t s = b0; s < std::min(x.size(), b0 + 4096); ++s) l[(s - b0) % 32] = combine(l[(s - b0) % 32], x[s]);
+        T v = l[0];
+        for (int j = 1; j < 32; ++j) v = combine(v, l[j]);
+        int level = 0;
+        while (!stack.empty() && stack.back().second == level) {
+            v = combine(stack.back().first, v);
+            stack.pop_back();
+            ++level;
+        }
+        stack.push_back({v, level});
+    }
+    T out = stack.back().first;
+    for (std::size_t e = stack.size() - 1; e-- > 0;) out = combine(stack[e].first, out);
+    return out;
+}
+
+// max as reduce_op combines: a NaN already there stays, else a NaN arriving wins, else the larger, -0 < +0.
+float model_max(float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    const bool b_larger = a < b || (a == b && std::signbit(a) && !std::signbit(b));
+    return b_larger ? b : a;
+}
+
+// The kernel's batches folded straight into the lanes (whole rows of 32 in registers, a run's head and tail
+// one by one) give the fold written out above, bit for bit, whether the stream arrives as one run or in runs
+// of 37 (a slice: the lanes' rows then start anywhere in a run), for sums with cancellation and for max over
+// signed zeros and NaNs of several payloads.
+TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
+    constexpr Eigen::Index rows = 271, cols = 37;
+    Eigen::Tensor<float, 2, Eigen::RowMajor> wide(rows, cols + 3);
+    std::mt19937 g(12);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-30, 30), pick(0, 99);
+    const float nans[] = {std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffc00002u),
+                          std::bit_cast<float>(0x7fe00003u)}; // quiet: * 1 keeps them
+    for (int kind = 0; kind < 2; ++kind) {
+        for (Eigen::Index i = 0; i < wide.size(); ++i) {
+            float v = std::ldexp(d(g), e(g)); // magnitudes 2^-30 to 2^30: the order of a sum shows in its bits
+            if (kind == 1) {
+                const int k = pick(g);
+                v = k < 10 ? 0.0f : k < 20 ? -0.0f : k == 20 ? nans[i % 3] : -std::fabs(v);
+            }
+            wide.data()[i] = v;
+        }
+        const auto part = wide.slice(Eigen::array<Eigen::Index, 2>{0, 1}, Eigen::array<Eigen::Index, 2>{rows, cols});
+        Eigen::Tensor<float, 2, Eigen::RowMajor> whole = part;
+        std::vector<float> stream(whole.data(), whole.data() + whole.size());
+        SCOPED_TRACE(kind);
+        if (kind == 0) {
+            const float want = model_fold(stream, 0.0f, [](float a, float b) { return a + b; });
+            const float one_run = mixt::eval(mixt::sum(mixt::lazy(whole) * 1.0f))();
+            const float runs_of_37 = mixt::eval(mixt::sum(mixt::lazy(part) * 1.0f))();
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one_run), std::bit_cast<std::uint32_t>(want));
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(runs_of_37), std::bit_cast<std::uint32_t>(want));
+        } else {
+            const float want = model_fold(stream, -std::numeric_limits<float>::infinity(), model_max);
+            ASSERT_TRUE(std::isnan(want));
+            const float one_run = mixt::eval(mixt::max(mixt::lazy(whole) * 1.0f))();
+            const float runs_of_37 = mixt::eval(mixt::max(part))();
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one_run), std::bit_cast<std::uint32_t>(want));
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(runs_of_37), std::bit_cast<std::uint32_t>(want));
+            // Without the NaNs: the largest is a zero, and +0 wins over -0 wherever they lie.
+            for (float& v : stream) v = v != v ? -1.0f : v;
+            Eigen::TensorMap<Eigen::Tensor<float, 1>> no_nan(stream.data(), static_cast<Eigen::Index>(stream.size()));
+            const float m = mixt::eval(mixt::max(mixt::lazy(no_nan) * 1.0f))();
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(m), 0u);
+            const float mn = mixt::eval(mixt::min(mixt::lazy(no_nan) * -1.0f))();
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(mn), 0x80000000u);
+        }
+    }
+}
+
+// argmax/argmin over rows long enough for the lanes in registers (5000: more than a block of 4096, not a
+// multiple of 32), of f16 (accumulated in f32) and of a slice (runs of 37): the first extreme element, a NaN
+// before anything, ties (+0 and -0 are equal) to the first, a row of -inf only at index 0.
+TEST(reduce_eval, first_extreme_index_of_long_rows) {
+    constexpr Eigen::Index rows = 9, cols = 5000;
+    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> x(rows, cols);
+    std::mt19937 g(13);
+    std::uniform_int_distribution<int> v(-2000, 2000), at(0, cols - 1);
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = Eigen::half(static_cast<float>(v(g)) / 64);
+    const Eigen::half inf = Eigen::half(std::numeric_limits<float>::infinity());
+    const Eigen::half nan = Eigen::half(std::numeric_limits<float>::quiet_NaN());
+    for (Eigen::Index j = 0; j < cols; ++j) x(0, j) = -inf;           // row 0: -inf only
+    x(1, 4999) = inf;                                                  // row 1: the last element
+    x(2, 77) = inf, x(2, 4100) = inf, x(2, 33) = -inf;                 // row 2: a tie, first at 77
+    x(3, 4098) = nan, x(3, 4500) = nan, x(3, 5) = inf;                 // row 3: the first NaN, past a block
+    x(4, 31) = nan;                                                    // row 4: a NaN in the first row of lanes
+    for (Eigen::Index j = 0; j < cols; ++j) x(5, j) = Eigen::half(j % 2 ? 0.0f : -0.0f); // row 5: zeros, index 0
+    x(6, at(g)) = Eigen::half(40.0f), x(6, at(g)) = Eigen::half(-40.0f);
+    const auto first_extreme = [&](Eigen::Index r, Eigen::Index c0, Eigen::Index n, bool largest) {
+        Eigen::Index best = c0;
+        for (Eigen::Index j = c0; j < c0 + n; ++j) {
+            const float b = static_cast<float>(x(r, best)), y = static_cast<float>(x(r, j));
+            if (b != b) break;
+            if (y != y || (largest ? y > b : y < b)) best = j;
+        }
+        return best - c0;
+    };
+    const auto amax = mixt::eval(mixt::argmax(x, 1));
+    const auto amin = mixt::eval(mixt::argmin(mixt::lazy(x) * 1.0f, 1));
+    const auto part = x.slice(Eigen::array<Eigen::Index, 2>{0, 3}, Eigen::array<Eigen::Index, 2>{rows, 37});
+    const auto pmax = mixt::eval(mixt::argmax(part, 1));
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        EXPECT_EQ(amax(r), first_extreme(r, 0, cols, true)) << r;
+        EXPECT_EQ(amin(r), first_extreme(r, 0, cols, false)) << r;
+        EXPECT_EQ(pmax(r), first_extreme(r, 3, 37, true)) << r;
+    }
+    EXPECT_EQ(amax(0), 0);
+    EXPECT_EQ(amax(3), 4098);
+    EXPECT_EQ(amax(5), 0);
+    // Over all of it: the first NaN in row-major order.
+    EXPECT_EQ(mixt::eval(mixt::argmax(x))(), 3 * cols + 4098);
+}
+
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);

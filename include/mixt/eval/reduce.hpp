@@ -7,10 +7,11 @@
 // three groups: the kept axes that are innermost in memory (the "columns", K elements per output row; none
 // when the innermost axis is reduced), the reduced axes, and the other kept axes (one "output row" per
 // position). For each output row, the reduced axes then the columns form a stream of values: the fused
-// elementwise kernel (eval/fused.hpp) computes it run by run, converted to the accumulator type, into a small
-// buffer in L1 (operands not contiguous along a run are staged, as in eval/strided.hpp), and the buffer is
-// folded into P lanes (P a multiple of K, 32 at least): element s of the stream goes to lane s mod P, whose
-// column is s mod K. Each block of stream elements (a fixed multiple of P) is folded lanes-to-columns in a
+// elementwise kernel (eval/fused.hpp) computes it run by run, converted to the accumulator type (operands not
+// contiguous along a run are staged, as in eval/strided.hpp), and it is folded into P lanes (P a multiple of
+// K, 32 at least): element s of the stream goes to lane s mod P, whose column is s mod K. Where K is 1 and the
+// accumulator a real type of 4 or 8 bytes, the kernel's batches are folded into the lanes in registers
+// (fold_rows_of, fold_first_extreme_of); otherwise a run is computed into a small buffer in L1 first (feed). Each block of stream elements (a fixed multiple of P) is folded lanes-to-columns in a
 // fixed order and pushed onto a pairwise stack: two partial results of the same level combine into one of
 // the next, so the error of a float sum grows with the logarithm of the number of blocks (as NumPy's pairwise
 // sum), not with the number of elements.
@@ -346,6 +347,197 @@ inline stream_shape make_stream_shape(index_t k) {
     return s;
 }
 
+// --- Lanes fed by the kernel's batches -------------------------------------------------------------------------
+
+/// Whether a stream of A folded by Op can take the fused kernel's batches straight into its lanes, without the
+/// stream passing through memory: a lane holds A's bits (integer sums and products wrap in the unsigned type of
+/// A's width), A is a real type of 4 or 8 bytes, and the reduction is neither indexed nor any/all.
+/// argmin/argmax of f32 (also of f16 and bf16, whose accumulator it is) take them too.
+template <class Op, class A>
+inline constexpr bool folds_batches_v =
+    Op::indexed ? std::is_same_v<A, float>
+                : sizeof(typename Op::lane) == sizeof(A) &&
+                      (std::is_same_v<A, float> || std::is_same_v<A, double> || (is_int_v<A> && sizeof(A) >= 4)) &&
+                      (Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean ||
+                       Op::kind == reduce_kind::prod || Op::kind == reduce_kind::min || Op::kind == reduce_kind::max);
+
+/// Op::combine on every lane of two vectors of lanes (GCC's vector extensions, which Clang has too): a comes
+/// first in the stream. min/max of floats as Op::combine orders them: a NaN in a stays, else a NaN in x wins,
+/// else the smaller (larger), -0 before +0.
+template <reduce_kind K, class V>
+inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses a call in a build without AVX
+    if constexpr (K == reduce_kind::sum || K == reduce_kind::mean) {
+        a = a + x;
+    } else if constexpr (K == reduce_kind::prod) {
+        a = a * x;
+    } else {
+        using E = std::remove_cvref_t<decltype(a[0])>;
+        if constexpr (std::is_floating_point_v<E>) {
+            using I = std::conditional_t<sizeof(E) == 4, std::int32_t, std::int64_t>;
+            typedef I bits __attribute__((vector_size(sizeof(V))));
+            const bits ai = reinterpret_cast<bits>(a), xi = reinterpret_cast<bits>(x);
+            bits take;
+            if constexpr (K == reduce_kind::max)
+                take = (a < x) | ((a == x) & (ai < 0) & (xi >= 0));
+            else
+                take = (x < a) | ((a == x) & (xi < 0) & (ai >= 0));
+            take = (take | (x != x)) & (a == a);
+            a = take ? x : a;
+        } else if constexpr (K == reduce_kind::max) {
+            a = a < x ? x : a;
+        } else {
+            a = x < a ? x : a;
+        }
+    }
+}
+
+/// Folds `rows` rows of lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time values
+/// are `args` (kernel_args), into lane_group lanes, element p of a row into lane p; the lanes are held in
+/// registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
+template <class Op, class A, class K, class... Args>
+MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, Args... args) {
+    static_assert(folds_batches_v<Op, A>);
+    using lane = typename Op::lane;
+    const K k = kernel_from_args<K>(args...);
+#if MIXT_SIMD_AVX512
+    if constexpr (wide_loop_v<A, K>) { // f32: two 16-lane batches a row
+        typedef float wvec __attribute__((vector_size(64)));
+        wvec acc[2];
+        std::memcpy(acc, l, sizeof(acc));
+        for (index_t r = 0; r < rows; ++r, i += lane_group) {
+            const auto b0 = k.wide_at(i), b1 = k.wide_at(i + 16);
+            wvec x0, x1;
+            std::memcpy(&x0, &b0.v, sizeof(wvec));
+            std::memcpy(&x1, &b1.v, sizeof(wvec));
+            combine_lanes<Op::kind>(acc[0], x0);
+            combine_lanes<Op::kind>(acc[1], x1);
+        }
+        std::memcpy(l, acc, sizeof(acc));
+        return;
+    }
+#endif
+    typedef lane vec __attribute__((vector_size(32)));
+    constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
+    constexpr index_t count = lane_group / per_vec, vecs_per_batch = per_batch / per_vec;
+    vec acc[count];
+    std::memcpy(acc, l, sizeof(acc));
+    for (index_t r = 0; r < rows; ++r, i += lane_group) {
+        for (index_t b = 0; b < lane_group / per_batch; ++b) {
+            alignas(64) A t[per_batch];
+            simd::store(t, k.at(i + b * per_batch));
+            for (index_t h = 0; h < vecs_per_batch; ++h) {
+                vec x;
+                std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
+                combine_lanes<Op::kind>(acc[b * vecs_per_batch + h], x);
+            }
+        }
+    }
+    std::memcpy(l, acc, sizeof(acc));
+}
+
+/// Vectors of W floats and of W 32-bit indices (GCC's vector extensions; a size that depends on a template
+/// parameter is not one GCC 12 takes).
+template <int W>
+struct f32_vectors;
+template <>
+struct f32_vectors<8> {
+    typedef float values __attribute__((vector_size(32)));
+    typedef std::int32_t indices __attribute__((vector_size(32)));
+};
+template <>
+struct f32_vectors<16> {
+    typedef float values __attribute__((vector_size(64)));
+    typedef std::int32_t indices __attribute__((vector_size(64)));
+};
+
+/// argmin/argmax: `best` combined with the first extreme of the `rows` rows of lane_group values that at(i, x),
+/// at(i + W, x), ... put into x (W each), whose indices are first, first + 1, ... Each of lane_group lanes keeps its first
+/// extreme value (a NaN more than anything) and its offset, in registers; the lanes are combined into `best` at
+/// the end, by value, then by the smaller index: an extreme element's index does not depend on the order.
+template <class Op, int W, class At>
+inline typename Op::lane first_extreme_rows(typename Op::lane best, index_t i, index_t rows, index_t first,
+                                            const At& at) {
+    constexpr int V = static_cast<int>(lane_group) / W;
+    using vec = typename f32_vectors<W>::values;
+    using ivec = typename f32_vectors<W>::indices;
+    ivec iota;
+    for (int h = 0; h < W; ++h) iota[h] = h;
+    // Per lane: the first extreme non-NaN value and its offset, and apart from them (so that no NaN test is on
+    // the loop's chain of dependences) whether a NaN was seen, the first one and its offset.
+    vec acc[V], nan_value[V];
+    ivec at_index[V], seen[V], nan_index[V];
+    for (int v = 0; v < V; ++v) { // the first row as it is
+        at(i + v * W, acc[v]);
+        at_index[v] = nan_index[v] = iota + v * W;
+        seen[v] = acc[v] != acc[v];
+        nan_value[v] = acc[v];
+    }
+    for (index_t r = 1; r < rows; ++r) {
+        const auto row_offset = static_cast<std::int32_t>(r * lane_group);
+        for (int v = 0; v < V; ++v) {
+            vec x;
+            at(i + r * lane_group + v * W, x);
+            const ivec offset = iota + (row_offset + v * W);
+            ivec take;
+            if constexpr (Op::kind == reduce_kind::argmax)
+                take = x > acc[v];
+            else
+                take = x < acc[v];
+            acc[v] = take ? x : acc[v];
+            at_index[v] = take ? offset : at_index[v];
+            const ivec first_nan = (x != x) & ~seen[v];
+            nan_value[v] = first_nan ? x : nan_value[v];
+            nan_index[v] = first_nan ? offset : nan_index[v];
+            seen[v] |= first_nan;
+        }
+    }
+    for (int v = 0; v < V; ++v)
+        for (int h = 0; h < W; ++h)
+            best = Op::combine(best, seen[v][h] ? Op::from(nan_value[v][h], first + nan_index[v][h])
+                                                : Op::from(acc[v][h], first + at_index[v][h]));
+    return best;
+}
+
+/// first_extreme_rows over elements i, i + 1, ... of the kernel K whose run-time values are `args`.
+template <class Op, class A, class K, class... Args>
+MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, index_t i, index_t rows, index_t first,
+                                                     Args... args) {
+    static_assert(Op::indexed && std::is_same_v<A, float>);
+    const K k = kernel_from_args<K>(args...);
+#if MIXT_SIMD_AVX512
+    if constexpr (wide_loop_v<A, K>) {
+        return first_extreme_rows<Op, 16>(best, i, rows, first, [&](index_t j, f32_vectors<16>::values& x) {
+            const auto b = k.wide_at(j);
+            std::memcpy(&x, &b.v, sizeof(x));
+        });
+    }
+#endif
+    return first_extreme_rows<Op, simd::lanes>(best, i, rows, first,
+                                               [&](index_t j, typename f32_vectors<simd::lanes>::values& x) {
+                                                   alignas(64) float t[simd::lanes];
+                                                   simd::store(t, k.at(j));
+                                                   std::memcpy(&x, t, sizeof(x));
+                                               });
+}
+
+/// Elements i, i + 1, ..., i + n - 1 of the kernel K (no read past i + n), one by one into lanes q, q + 1, ...;
+/// for argmin/argmax all into lane q, with the indices first, first + 1, ...
+template <class Op, class A, class K, class... Args>
+void fold_some_of(typename Op::lane* l, index_t q, index_t i, index_t n, index_t first, Args... args) {
+    const K k = kernel_from_args<K>(args...);
+    for (index_t j = 0; j < n; j += simd::lanes) {
+        const int m = static_cast<int>(std::min<index_t>(simd::lanes, n - j));
+        A t[simd::lanes];
+        simd::store_partial(t, k.at_partial(i + j, m), m);
+        for (int h = 0; h < m; ++h) {
+            if constexpr (Op::indexed)
+                l[q] = Op::combine(l[q], Op::from(t[h], first + j + h));
+            else
+                l[q + j + h] = Op::combine(l[q + j + h], Op::from(t[h], 0));
+        }
+    }
+}
+
 /// Folds a stream segment by segment into lanes, blocks and a pairwise stack.
 template <class Op, class A>
 struct stream_fold {
@@ -411,6 +603,45 @@ struct stream_fold {
             }
             in_block += take;
             x += take;
+            s0 += take;
+            n -= take;
+            if (in_block == shape.block) end_block();
+        }
+    }
+
+    /// As feed, for stream elements s0, s0 + 1, ... computed by the kernel K with run-time values `args` from its
+    /// element 0 (folds_batches_v<Op, A> and P == lane_group): whole rows of lanes go from the kernel's batches
+    /// to the lanes in registers.
+    template <class K, class Args>
+        requires folds_batches_v<Op, A>
+    void feed_kernel(const Args& args, index_t n, index_t s0) {
+        lane* const l = scratch.lanes.data();
+        const index_t P = shape.P;
+        index_t i = 0;
+        while (n > 0) {
+            const index_t take = std::min(n, shape.block - in_block);
+            if constexpr (Op::indexed) { // K == 1: lane 0 holds the row's first extreme so far
+                std::apply(
+                    [&](const auto&... a) {
+                        const index_t whole = take / P, rest = take - whole * P;
+                        if (whole > 0) l[0] = fold_first_extreme_of<Op, A, K>(l[0], i, whole, s0, a...);
+                        if (rest > 0) fold_some_of<Op, A, K>(l, 0, i + whole * P, rest, s0 + whole * P, a...);
+                    },
+                    args);
+            } else {
+                const index_t q = in_block % P;
+                const index_t head = std::min(take, q == 0 ? 0 : P - q);
+                const index_t rows = (take - head) / P, tail = take - head - rows * P;
+                std::apply(
+                    [&](const auto&... a) {
+                        if (head > 0) fold_some_of<Op, A, K>(l, q, i, head, 0, a...);
+                        if (rows > 0) fold_rows_of<Op, A, K>(l, i + head, rows, a...);
+                        if (tail > 0) fold_some_of<Op, A, K>(l, 0, i + head + rows * P, tail, 0, a...);
+                    },
+                    args);
+            }
+            in_block += take;
+            i += take;
             s0 += take;
             n -= take;
             if (in_block == shape.block) end_block();
@@ -530,7 +761,8 @@ struct reduce_source {
     args_t args;
 
     /// Computes stream elements [first, last) of the row whose operands start `base[k]` elements after data,
-    /// handing each run to sink(values, count, first index).
+    /// handing each run to sink.feed(values, count, first index), or the kernel itself to sink.feed_kernel where
+    /// the sink (a stream_fold) takes its batches.
     template <class Sink>
     void run(const std::array<index_t, L>& base, index_t first, index_t last, Sink& sink) const {
         alignas(64) unsigned char stage[pass::stage_offsets[M]];
@@ -570,8 +802,15 @@ struct reduce_source {
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
+            if constexpr (requires { sink.template feed_kernel<Kern>(args, len, pos); }) {
+                if (sink.shape.P == lane_group) {
+                    sink.template feed_kernel<Kern>(with_leaf_pointers(args, ptrs, masks), len, pos);
+                    pos += len;
+                    continue;
+                }
+            }
             pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{});
-            sink(out, len, pos);
+            sink.feed(out, len, pos);
             pos += len;
         }
     }
@@ -820,8 +1059,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             const auto [base, out_off] = row_bases(row);
             (void)out_off;
             const index_t begin = sb * super, end = std::min(stream, begin + super);
-            auto sink = [&](const A* x, index_t len, index_t pos) { fold.feed(x, len, pos); };
-            source.run(base, begin, end, sink);
+            source.run(base, begin, end, fold);
             fold.finish(result);
         }
     };
