@@ -328,18 +328,19 @@ TEST(reduce_eval, dense_operands) {
     EXPECT_EQ(rows(1), 33.f);
 }
 
-// The order a K = 1 stream is folded in, written out: element s of a block of 4096 goes to lane s mod 32, each
-// block's lanes are combined in lane order and pushed onto a pairwise stack (reduce.hpp's header). Below 2^18
-// elements the stream is one super-block.
+// The order a stream is folded in, written out for K = 1 (32 lanes, blocks of 4096) and K = 3 (96 lanes,
+// blocks of 96 * 43): element s of a block goes to lane s mod P, each block's lanes are combined column by
+// column in lane order and pushed onto a pairwise stack (reduce.hpp's header). Below 2^18 elements the
+// stream is one super-block. Column c of the result.
 template <class T, class Combine>
-T model_fold(const std::vector<T>& x, T identity, Combine combine) {
+T model_fold(const std::vector<T>& x, T identity, Combine combine, std::size_t K = 1, std::size_t c = 0) {
+    const std::size_t P = K == 1 ? 32 : 96, block = K == 1 ? 4096 : 96 * 43;
     std::vector<std::pair<T, int>> stack;
-    for (std::size_t b0 = 0; b0 < x.size(); b0 += 4096) {
-        T l[32];
-        std::fill(l, l + 32, identity);
-        for (std::size_t s = b0; s < std::min(x.size(), b0 + 4096); ++s) l[(s - b0) % 32] = combine(l[(s - b0) % 32], x[s]);
-        T v = l[0];
-        for (int j = 1; j < 32; ++j) v = combine(v, l[j]);
+    for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
+        std::vector<T> l(P, identity);
+        for (std::size_t s = b0; s < std::min(x.size(), b0 + block); ++s) l[(s - b0) % P] = combine(l[(s - b0) % P], x[s]);
+        T v = l[c];
+        for (std::size_t j = 1; j < P / K; ++j) v = combine(v, l[c + j * K]);
         int level = 0;
         while (!stack.empty() && stack.back().second == level) {
             v = combine(stack.back().first, v);
@@ -392,6 +393,16 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
             const float runs_of_37 = mixt::eval(mixt::sum(mixt::lazy(part) * 1.0f))();
             EXPECT_EQ(std::bit_cast<std::uint32_t>(one_run), std::bit_cast<std::uint32_t>(want));
             EXPECT_EQ(std::bit_cast<std::uint32_t>(runs_of_37), std::bit_cast<std::uint32_t>(want));
+            // Three columns (96 lanes): the same numbers as an [n / 3, 3] tensor summed over axis 0.
+            const auto n3 = static_cast<Eigen::Index>(stream.size() / 3);
+            Eigen::TensorMap<Eigen::Tensor<const float, 2, Eigen::RowMajor>> rgb(stream.data(), n3, 3);
+            const auto by_column = mixt::eval(mixt::sum(mixt::lazy(rgb) * 1.0f, 0));
+            const std::vector<float> head(stream.begin(), stream.begin() + 3 * n3);
+            for (std::size_t c = 0; c < 3; ++c) {
+                const float col = model_fold(head, 0.0f, [](float a, float b) { return a + b; }, 3, c);
+                EXPECT_EQ(std::bit_cast<std::uint32_t>(by_column(static_cast<Eigen::Index>(c))),
+                          std::bit_cast<std::uint32_t>(col)) << c;
+            }
         } else {
             const float want = model_fold(stream, -std::numeric_limits<float>::infinity(), model_max);
             ASSERT_TRUE(std::isnan(want));
@@ -451,6 +462,41 @@ TEST(reduce_eval, first_extreme_index_of_long_rows) {
     EXPECT_EQ(amax(5), 0);
     // Over all of it: the first NaN in row-major order.
     EXPECT_EQ(mixt::eval(mixt::argmax(x))(), 3 * cols + 4098);
+}
+
+// Outer-axis argmax/argmin and sums with a few columns (K = 1 to 8, and 3 and 6, whose lanes are 96): each
+// column's first extreme row and its exact sum, against a loop written here.
+TEST(reduce_eval, outer_axis_reductions_with_few_columns) {
+    for (const Eigen::Index k : {1, 2, 3, 4, 6, 8}) {
+        SCOPED_TRACE(k);
+        const Eigen::Index n = 5003;
+        Eigen::Tensor<float, 2, Eigen::RowMajor> x(n, k);
+        Eigen::Tensor<std::int32_t, 2, Eigen::RowMajor> xi(n, k);
+        std::mt19937 g(static_cast<std::uint32_t>(14 + k));
+        std::uniform_int_distribution<int> v(-500, 500);
+        for (Eigen::Index i = 0; i < x.size(); ++i) {
+            x.data()[i] = static_cast<float>(v(g)) / 4;
+            xi.data()[i] = v(g) * 1000000;
+        }
+        x(4000, 0) = std::numeric_limits<float>::quiet_NaN();
+        const auto amax = mixt::eval(mixt::argmax(x, 0));
+        const auto amin = mixt::eval(mixt::argmin(mixt::lazy(x) * 1.0f, 0));
+        const auto total = mixt::eval(mixt::sum(xi, 0));
+        for (Eigen::Index c = 0; c < k; ++c) {
+            Eigen::Index hi = 0, lo = 0;
+            std::int64_t t = 0;
+            for (Eigen::Index i = 0; i < n; ++i) {
+                const float y = x(i, c);
+                if (x(hi, c) == x(hi, c) && (y != y || y > x(hi, c))) hi = i;
+                if (x(lo, c) == x(lo, c) && (y != y || y < x(lo, c))) lo = i;
+                t += xi(i, c);
+            }
+            EXPECT_EQ(amax(c), hi) << c;
+            EXPECT_EQ(amin(c), lo) << c;
+            EXPECT_EQ(total(c), t) << c;
+        }
+        EXPECT_EQ(amax(0), 4000);
+    }
 }
 
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {

@@ -9,10 +9,11 @@
 // position). For each output row, the reduced axes then the columns form a stream of values: the fused
 // elementwise kernel (eval/fused.hpp) computes it run by run, converted to the accumulator type (operands not
 // contiguous along a run are staged, as in eval/strided.hpp), and it is folded into P lanes (P a multiple of
-// K, 32 at least): element s of the stream goes to lane s mod P, whose column is s mod K. Where K is 1 and the
-// accumulator a real type of 4 or 8 bytes, the kernel's batches are folded into the lanes in registers
-// (fold_rows_of, fold_first_extreme_of); otherwise a run is computed into a small buffer in L1 first (feed). Each block of stream elements (a fixed multiple of P) is folded lanes-to-columns in a
-// fixed order and pushed onto a pairwise stack: two partial results of the same level combine into one of
+// K, 32 at least): element s of the stream goes to lane s mod P, whose column is s mod K. Where P is 32 or 96
+// and the accumulator a real type of 4 or 8 bytes, the kernel's batches are folded into the lanes in
+// registers (fold_rows_of; argmin/argmax of one column: fold_first_extreme_of); otherwise a run is computed
+// into a small buffer in L1 first (feed). Each block of stream elements (a fixed multiple of P) is folded
+// lanes-to-columns in a fixed order and pushed onto a pairwise stack: two partial results of the same level combine into one of
 // the next, so the error of a float sum grows with the logarithm of the number of blocks (as NumPy's pairwise
 // sum), not with the number of elements.
 //
@@ -391,26 +392,28 @@ inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses
     }
 }
 
-/// Folds `rows` rows of lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time values
-/// are `args` (kernel_args), into lane_group lanes, element p of a row into lane p; the lanes are held in
-/// registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
-template <class Op, class A, class K, class... Args>
+/// Folds `rows` rows of G * lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time
+/// values are `args` (kernel_args), into G * lane_group lanes, element p of a row into lane p; the lanes are
+/// held in registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
+template <class Op, class A, class K, int G, class... Args>
 MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, Args... args) {
-    static_assert(folds_batches_v<Op, A>);
+    static_assert(folds_batches_v<Op, A> && !Op::indexed);
     using lane = typename Op::lane;
+    constexpr index_t row = G * lane_group;
     const K k = kernel_from_args<K>(args...);
 #if MIXT_SIMD_AVX512
-    if constexpr (wide_loop_v<A, K>) { // f32: two 16-lane batches a row
+    if constexpr (wide_loop_v<A, K>) { // f32: 16-lane batches
         typedef float wvec __attribute__((vector_size(64)));
-        wvec acc[2];
+        constexpr int count = 2 * G;
+        wvec acc[count];
         std::memcpy(acc, l, sizeof(acc));
-        for (index_t r = 0; r < rows; ++r, i += lane_group) {
-            const auto b0 = k.wide_at(i), b1 = k.wide_at(i + 16);
-            wvec x0, x1;
-            std::memcpy(&x0, &b0.v, sizeof(wvec));
-            std::memcpy(&x1, &b1.v, sizeof(wvec));
-            combine_lanes<Op::kind>(acc[0], x0);
-            combine_lanes<Op::kind>(acc[1], x1);
+        for (index_t r = 0; r < rows; ++r, i += row) {
+            for (int v = 0; v < count; ++v) {
+                const auto b = k.wide_at(i + 16 * v);
+                wvec x;
+                std::memcpy(&x, &b.v, sizeof(wvec));
+                combine_lanes<Op::kind>(acc[v], x);
+            }
         }
         std::memcpy(l, acc, sizeof(acc));
         return;
@@ -418,11 +421,11 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
 #endif
     typedef lane vec __attribute__((vector_size(32)));
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
-    constexpr index_t count = lane_group / per_vec, vecs_per_batch = per_batch / per_vec;
+    constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
     vec acc[count];
     std::memcpy(acc, l, sizeof(acc));
-    for (index_t r = 0; r < rows; ++r, i += lane_group) {
-        for (index_t b = 0; b < lane_group / per_batch; ++b) {
+    for (index_t r = 0; r < rows; ++r, i += row) {
+        for (index_t b = 0; b < row / per_batch; ++b) {
             alignas(64) A t[per_batch];
             simd::store(t, k.at(i + b * per_batch));
             for (index_t h = 0; h < vecs_per_batch; ++h) {
@@ -609,8 +612,14 @@ struct stream_fold {
         }
     }
 
+    /// Whether feed_kernel takes this stream: P of 32 lanes (K divides 32) or 96 (K divides 96: three colour
+    /// channels), and for argmin/argmax one column.
+    bool takes_batches() const {
+        return Op::indexed ? shape.K == 1 : (shape.P == lane_group || shape.P == 3 * lane_group);
+    }
+
     /// As feed, for stream elements s0, s0 + 1, ... computed by the kernel K with run-time values `args` from its
-    /// element 0 (folds_batches_v<Op, A> and P == lane_group): whole rows of lanes go from the kernel's batches
+    /// element 0 (folds_batches_v<Op, A> and takes_batches()): whole rows of lanes go from the kernel's batches
     /// to the lanes in registers.
     template <class K, class Args>
         requires folds_batches_v<Op, A>
@@ -635,7 +644,8 @@ struct stream_fold {
                 std::apply(
                     [&](const auto&... a) {
                         if (head > 0) fold_some_of<Op, A, K>(l, q, i, head, 0, a...);
-                        if (rows > 0) fold_rows_of<Op, A, K>(l, i + head, rows, a...);
+                        if (rows > 0 && P == lane_group) fold_rows_of<Op, A, K, 1>(l, i + head, rows, a...);
+                        if (rows > 0 && P == 3 * lane_group) fold_rows_of<Op, A, K, 3>(l, i + head, rows, a...);
                         if (tail > 0) fold_some_of<Op, A, K>(l, 0, i + head + rows * P, tail, 0, a...);
                     },
                     args);
@@ -769,9 +779,14 @@ struct reduce_source {
         const auto rk = static_cast<std::size_t>(box.rank);
         const index_t n = box.inner();
         A* const out = reinterpret_cast<A*>(stage + pass::stage_offsets[0]);
+        // Runs of a whole number of the fold's rows of lanes where it takes the kernel's batches: only a box row's
+        // ends then leave part of a row to fold one element at a time.
+        index_t most = pass::capacity;
+        if constexpr (requires { sink.takes_batches(); })
+            if (sink.takes_batches() && most >= sink.shape.P) most -= most % sink.shape.P;
         for (index_t pos = first; pos < last;) {
             const index_t in_row = pos % n;
-            const index_t len = std::min({n - in_row, last - pos, pass::capacity});
+            const index_t len = std::min({n - in_row, last - pos, most});
             std::array<index_t, L> off = base;
             index_t outer = pos / n;
             for (std::size_t k = 0; k < L; ++k) off[k] += in_row * box.strides[k + 1][rk - 1];
@@ -803,7 +818,7 @@ struct reduce_source {
                     ...);
             }(std::make_index_sequence<L>{});
             if constexpr (requires { sink.template feed_kernel<Kern>(args, len, pos); }) {
-                if (sink.shape.P == lane_group) {
+                if (sink.takes_batches()) {
                     sink.template feed_kernel<Kern>(with_leaf_pointers(args, ptrs, masks), len, pos);
                     pos += len;
                     continue;
