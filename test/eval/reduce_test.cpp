@@ -6,6 +6,8 @@
 #define EIGEN_USE_THREADS
 #include <mixt/mixt.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -497,6 +500,40 @@ TEST(reduce_eval, outer_axis_reductions_with_few_columns) {
         }
         EXPECT_EQ(amax(0), 4000);
     }
+}
+
+// Sums of bool and 8- and 16-bit integers add in 32-bit lanes within a block and widen once: at the extremes
+// of each dtype, over long rows (K = 1), three channels (96 lanes) and everything, exact.
+TEST(reduce_eval, narrow_integer_sums_are_exact_at_the_extremes) {
+    const auto check = [](auto lo, auto hi) {
+        using T = decltype(lo);
+        SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
+        Eigen::Tensor<T, 2, Eigen::RowMajor> rows(6, 9001), rgb(7001, 3);
+        for (Eigen::Index i = 0; i < rows.size(); ++i) rows.data()[i] = i % 977 == 5 ? lo : hi;
+        for (Eigen::Index i = 0; i < rgb.size(); ++i) rgb.data()[i] = i % 3 == 1 ? lo : hi;
+        const auto by_row = mixt::eval(mixt::sum(rows, 1));
+        const auto by_channel = mixt::eval(mixt::sum(rgb, 0));
+        const auto mean_channel = mixt::eval(mixt::mean(rgb, 0));
+        const auto all = mixt::eval(mixt::sum(rows))();
+        i128 total = 0;
+        for (Eigen::Index r = 0; r < 6; ++r) {
+            i128 t = 0;
+            for (Eigen::Index j = 0; j < 9001; ++j) t += static_cast<i128>(rows(r, j));
+            EXPECT_EQ(static_cast<i128>(by_row(r)), t) << r;
+            total += t;
+        }
+        EXPECT_EQ(static_cast<i128>(all), total);
+        for (Eigen::Index c = 0; c < 3; ++c) {
+            const i128 t = static_cast<i128>(c == 1 ? lo : hi) * 7001;
+            EXPECT_EQ(static_cast<i128>(by_channel(c)), t) << c;
+            EXPECT_EQ(mean_channel(c), static_cast<float>(static_cast<double>(t) / 7001.0)) << c;
+        }
+    };
+    check(std::int8_t{-128}, std::int8_t{127});
+    check(std::uint8_t{0}, std::uint8_t{255});
+    check(std::int16_t{-32768}, std::int16_t{32767});
+    check(std::uint16_t{0}, std::uint16_t{65535});
+    check(false, true);
 }
 
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {

@@ -362,9 +362,24 @@ inline constexpr bool folds_batches_v =
                       (Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean ||
                        Op::kind == reduce_kind::prod || Op::kind == reduce_kind::min || Op::kind == reduce_kind::max);
 
-/// Op::combine on every lane of two vectors of lanes (GCC's vector extensions, which Clang has too): a comes
-/// first in the stream. min/max of floats as Op::combine orders them: a NaN in a stays, else a NaN in x wins,
-/// else the smaller (larger), -0 before +0.
+/// a = mask ? x : a, lane by lane, for a mask of all-ones or zero lanes of the same width. nvcc's front end
+/// stops at a `?:` between a mask and vectors of a type that depends on a template parameter (an internal
+/// error), so there it selects the bits (GCC then makes three operations of it, not one blend).
+template <class M, class V>
+inline void select_lanes(V& a, const M& mask, const V& x) {
+#if defined(__CUDACC__)
+    M ab, xb;
+    std::memcpy(&ab, &a, sizeof(ab));
+    std::memcpy(&xb, &x, sizeof(xb));
+    ab = (xb & mask) | (ab & ~mask);
+    std::memcpy(&a, &ab, sizeof(ab));
+#else
+    a = mask ? x : a;
+#endif
+}
+
+/// Op::combine on every lane of two vectors of lanes (GCC's vector extensions, which Clang has too) for sums,
+/// products and integer min/max: a comes first in the stream.
 template <reduce_kind K, class V>
 inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses a call in a build without AVX
     if constexpr (K == reduce_kind::sum || K == reduce_kind::mean) {
@@ -373,24 +388,76 @@ inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses
         a = a * x;
     } else {
         using E = std::remove_cvref_t<decltype(a[0])>;
-        if constexpr (std::is_floating_point_v<E>) {
-            using I = std::conditional_t<sizeof(E) == 4, std::int32_t, std::int64_t>;
-            typedef I bits __attribute__((vector_size(sizeof(V))));
-            const bits ai = reinterpret_cast<bits>(a), xi = reinterpret_cast<bits>(x);
-            bits take;
-            if constexpr (K == reduce_kind::max)
-                take = (a < x) | ((a == x) & (ai < 0) & (xi >= 0));
-            else
-                take = (x < a) | ((a == x) & (xi < 0) & (ai >= 0));
-            take = (take | (x != x)) & (a == a);
-            a = take ? x : a;
-        } else if constexpr (K == reduce_kind::max) {
-            a = a < x ? x : a;
-        } else {
-            a = x < a ? x : a;
-        }
+        typedef std::make_signed_t<E> mask __attribute__((vector_size(sizeof(V))));
+        select_lanes(a, static_cast<mask>(K == reduce_kind::max ? a < x : x < a), x);
     }
 }
+
+/// min/max of floats in fold_rows_of hold each lane's extreme as an integer key in the order of Op::combine
+/// (-0 before +0; the bits with the magnitude flipped for negatives, which the same transform maps back), so
+/// that the loop's chain of dependences is one integer max; and apart from it, whether a NaN was seen and the
+/// first one, which is the lane's value where there is one (a NaN in a lane stays there, as in Op::combine).
+template <class B>
+inline void flip_key(B& b) {
+    using I = std::remove_cvref_t<decltype(b[0])>;
+    b ^= (b >> (8 * sizeof(I) - 1)) & std::numeric_limits<I>::max();
+}
+// x's key; a NaN's is the end no value reaches, so that it never wins the integer max.
+template <reduce_kind K, class B, class V>
+inline void key_of(B& k, const V& x) {
+    using I = std::remove_cvref_t<decltype(k[0])>;
+    std::memcpy(&k, &x, sizeof(k));
+    flip_key(k);
+    B none;
+    for (std::size_t h = 0; h < sizeof(B) / sizeof(I); ++h)
+        none[h] = K == reduce_kind::max ? std::numeric_limits<I>::min() : std::numeric_limits<I>::max();
+    select_lanes(k, static_cast<B>(x != x), none);
+}
+template <reduce_kind K, class B, class V>
+inline void extreme_load(B& key, B& seen, V& nan, const void* p) {
+    std::memcpy(&nan, p, sizeof(nan));
+    seen = static_cast<B>(nan != nan);
+    key_of<K>(key, nan);
+}
+template <reduce_kind K, class B, class V>
+inline void extreme_add(B& key, B& seen, V& nan, const V& x) {
+    B k;
+    key_of<K>(k, x);
+    select_lanes(key, static_cast<B>(K == reduce_kind::max ? key < k : k < key), k);
+    const B first_nan = static_cast<B>(x != x) & ~seen;
+    select_lanes(nan, first_nan, x);
+    seen |= first_nan;
+}
+template <class B, class V>
+inline void extreme_store(const B& key, const B& seen, const V& nan, void* p) {
+    B b = key;
+    flip_key(b);
+    V a;
+    std::memcpy(&a, &b, sizeof(a));
+    select_lanes(a, seen, nan);
+    std::memcpy(p, &a, sizeof(a));
+}
+
+/// Whether fold_rows_of keeps min/max of floats as keys (above).
+template <class Op, class A>
+inline constexpr bool keyed_extreme_v =
+    (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<A>;
+
+/// Whether the kernel K of a sum (or mean) accumulating in a 64-bit integer A converts a kernel of bool or an
+/// 8- or 16-bit integer: fold_rows_of then adds those values in 32-bit lanes (exact for the rows of a block)
+/// and widens the lanes' sums once per call. Integer sums wrap modulo 2^64 whatever the grouping, so the
+/// result is the same bits as adding each value in 64 bits.
+template <class Op, class A, class K>
+struct narrow_sum : std::false_type {};
+template <class Op, class A, class K2>
+    requires((Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean) && is_int_v<A> && sizeof(A) == 8 &&
+             (std::is_same_v<kernel_value_t<K2>, bool> || (is_int_v<kernel_value_t<K2>> && sizeof(kernel_value_t<K2>) <= 2)))
+struct narrow_sum<Op, A, convert_kernel<A, K2>> : std::true_type {
+    /// The 32-bit lanes' type: signed where the narrow values are.
+    using lane32 = std::conditional_t<std::is_signed_v<kernel_value_t<K2>>, std::int32_t, std::uint32_t>;
+};
+/// The most rows of lanes a call of fold_rows_of may add in 32-bit lanes: 32767 * 65535 fits 31 bits.
+inline constexpr index_t narrow_sum_rows = 32767;
 
 /// Folds `rows` rows of G * lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time
 /// values are `args` (kernel_args), into G * lane_group lanes, element p of a row into lane p; the lanes are
@@ -401,41 +468,97 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     using lane = typename Op::lane;
     constexpr index_t row = G * lane_group;
     const K k = kernel_from_args<K>(args...);
+    if constexpr (narrow_sum<Op, A, K>::value) {
+        using N = typename narrow_sum<Op, A, K>::lane32;
+        typedef N vec __attribute__((vector_size(32)));
+        constexpr index_t per_batch = simd::lanes, count = row / per_batch;
+        static_assert(per_batch * sizeof(N) == sizeof(vec));
+        for (index_t done = 0; done < rows;) {
+            const index_t now = std::min(rows - done, narrow_sum_rows);
+            vec acc[count] = {};
+            for (index_t r = 0; r < now; ++r, i += row) {
+                for (index_t b = 0; b < count; ++b) {
+                    alignas(64) N t[per_batch];
+                    simd::store(t, simd::convert<N>(k.k.at(i + b * per_batch)));
+                    vec x;
+                    std::memcpy(&x, t, sizeof(vec));
+                    acc[b] += x;
+                }
+            }
+            for (index_t b = 0; b < count; ++b)
+                for (index_t h = 0; h < per_batch; ++h)
+                    l[b * per_batch + h] = static_cast<lane>(l[b * per_batch + h] + static_cast<lane>(static_cast<A>(acc[b][h])));
+            done += now;
+        }
+        return;
+    }
 #if MIXT_SIMD_AVX512
     if constexpr (wide_loop_v<A, K>) { // f32: 16-lane batches
         typedef float wvec __attribute__((vector_size(64)));
+        typedef std::int32_t wbits __attribute__((vector_size(64)));
         constexpr int count = 2 * G;
-        wvec acc[count];
-        std::memcpy(acc, l, sizeof(acc));
-        for (index_t r = 0; r < rows; ++r, i += row) {
-            for (int v = 0; v < count; ++v) {
-                const auto b = k.wide_at(i + 16 * v);
-                wvec x;
-                std::memcpy(&x, &b.v, sizeof(wvec));
-                combine_lanes<Op::kind>(acc[v], x);
+        const auto at = [&](index_t j, wvec& x) {
+            const auto b = k.wide_at(j);
+            std::memcpy(&x, &b.v, sizeof(wvec));
+        };
+        if constexpr (keyed_extreme_v<Op, A>) {
+            wbits key[count], seen[count];
+            wvec nan[count];
+            for (int v = 0; v < count; ++v) extreme_load<Op::kind>(key[v], seen[v], nan[v], l + 16 * v);
+            for (index_t r = 0; r < rows; ++r, i += row) {
+                for (int v = 0; v < count; ++v) {
+                    wvec x;
+                    at(i + 16 * v, x);
+                    extreme_add<Op::kind>(key[v], seen[v], nan[v], x);
+                }
             }
+            for (int v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + 16 * v);
+        } else {
+            wvec acc[count];
+            std::memcpy(acc, l, sizeof(acc));
+            for (index_t r = 0; r < rows; ++r, i += row) {
+                for (int v = 0; v < count; ++v) {
+                    wvec x;
+                    at(i + 16 * v, x);
+                    combine_lanes<Op::kind>(acc[v], x);
+                }
+            }
+            std::memcpy(l, acc, sizeof(acc));
         }
-        std::memcpy(l, acc, sizeof(acc));
         return;
     }
 #endif
     typedef lane vec __attribute__((vector_size(32)));
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
-    vec acc[count];
-    std::memcpy(acc, l, sizeof(acc));
-    for (index_t r = 0; r < rows; ++r, i += row) {
-        for (index_t b = 0; b < row / per_batch; ++b) {
-            alignas(64) A t[per_batch];
-            simd::store(t, k.at(i + b * per_batch));
-            for (index_t h = 0; h < vecs_per_batch; ++h) {
-                vec x;
-                std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
-                combine_lanes<Op::kind>(acc[b * vecs_per_batch + h], x);
+    // Each batch's vectors of lanes, in order: visit(v, x) for the v-th vector of a row.
+    const auto for_each_vector = [&](auto&& visit) {
+        for (index_t r = 0; r < rows; ++r, i += row) {
+            for (index_t b = 0; b < row / per_batch; ++b) {
+                alignas(64) A t[per_batch];
+                simd::store(t, k.at(i + b * per_batch));
+                for (index_t h = 0; h < vecs_per_batch; ++h) {
+                    vec x;
+                    std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
+                    visit(b * vecs_per_batch + h, x);
+                }
             }
         }
+    };
+    if constexpr (keyed_extreme_v<Op, A>) {
+        typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
+        typedef key_t bits __attribute__((vector_size(32)));
+        bits key[count], seen[count];
+        vec nan[count];
+        for (index_t v = 0; v < count; ++v) extreme_load<Op::kind>(key[v], seen[v], nan[v], l + v * per_vec);
+        for_each_vector([&](index_t v, const vec& x) { extreme_add<Op::kind>(key[v], seen[v], nan[v], x); });
+        for (index_t v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + v * per_vec);
+    } else {
+        vec acc[count];
+        std::memcpy(acc, l, sizeof(acc));
+        for_each_vector([&](index_t v, const vec& x) { combine_lanes<Op::kind>(acc[v], x); });
+        std::memcpy(l, acc, sizeof(acc));
     }
-    std::memcpy(l, acc, sizeof(acc));
 }
 
 /// Vectors of W floats and of W 32-bit indices (GCC's vector extensions; a size that depends on a template
@@ -486,11 +609,11 @@ inline typename Op::lane first_extreme_rows(typename Op::lane best, index_t i, i
                 take = x > acc[v];
             else
                 take = x < acc[v];
-            acc[v] = take ? x : acc[v];
-            at_index[v] = take ? offset : at_index[v];
+            select_lanes(acc[v], take, x);
+            select_lanes(at_index[v], take, offset);
             const ivec first_nan = (x != x) & ~seen[v];
-            nan_value[v] = first_nan ? x : nan_value[v];
-            nan_index[v] = first_nan ? offset : nan_index[v];
+            select_lanes(nan_value[v], first_nan, x);
+            select_lanes(nan_index[v], first_nan, offset);
             seen[v] |= first_nan;
         }
     }
