@@ -163,15 +163,6 @@ struct reduce_op<K, A> {
         return r;
     }
     static lane from(A x, index_t) { return x; }
-    /// combine for floats that are neither NaN nor zero (accumulate_rows checks).
-    static lane pick(lane a, lane b)
-        requires std::is_floating_point_v<A>
-    {
-        if constexpr (K == reduce_kind::min)
-            return b < a ? b : a;
-        else
-            return a < b ? b : a;
-    }
 };
 /// A candidate of argmin/argmax: a value and its index along the reduced axes.
 template <class A>
@@ -781,91 +772,49 @@ struct stream_fold {
         }
     }
 
-    // min/max of floats: a plain select over vectors (GCC's vector extensions, which Clang has too), which may
-    // get two things wrong: a NaN (flagged; rows with one are done again exactly, which is rare) and the sign
-    // of a zero result (max(-0, +0) is +0: whether the zero of the other sign was seen is flagged, and a zero
-    // result takes that sign).
-    static void accumulate_rows_select(lane* __restrict l, const A* __restrict x, index_t rows)
-        requires std::is_floating_point_v<A>
-    {
-        using flag_t = std::conditional_t<sizeof(A) == 8, std::uint64_t, std::uint32_t>;
-        typedef A vec __attribute__((vector_size(32)));
-        typedef flag_t flags __attribute__((vector_size(32)));
-        constexpr index_t width = 32 / sizeof(A), count = lane_group / width;
-        constexpr flag_t sign_bit = flag_t{1} << (8 * sizeof(A) - 1);
-        constexpr flag_t exponent_bits = std::bit_cast<flag_t>(std::numeric_limits<A>::infinity());
-        constexpr flag_t other_zero = reduce_kind_of<Op> == reduce_kind::max ? flag_t{0} : sign_bit;
-        vec acc[count];
-        flags nan[count], zero[count];
-        for (index_t v = 0; v < count; ++v) {
-            std::memcpy(&acc[v], l + v * width, sizeof(vec));
-            nan[v] = flags{} ;
-            zero[v] = flags{};
-        }
-        for (index_t r = 0; r < rows; ++r) {
-            for (index_t v = 0; v < count; ++v) {
-                vec xv;
-                std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec));
-                if constexpr (reduce_kind_of<Op> == reduce_kind::max)
-                    acc[v] = acc[v] < xv ? xv : acc[v];
-                else
-                    acc[v] = xv < acc[v] ? xv : acc[v];
-                flags bits;
-                std::memcpy(&bits, &xv, sizeof(vec));
-                nan[v] |= (flags)((bits & ~sign_bit) > exponent_bits);
-                zero[v] |= (flags)(bits == other_zero);
-            }
-        }
-        flags any{};
-        for (index_t v = 0; v < count; ++v) any |= nan[v];
-        bool has_nan = false;
-        for (index_t k = 0; k < width; ++k) has_nan = has_nan || any[k] != 0;
-        if (has_nan) {
-            for (index_t r = 0; r < rows; ++r)
-                for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[r * lane_group + p], 0));
-            return;
-        }
-        for (index_t v = 0; v < count; ++v)
-            for (index_t k = 0; k < width; ++k)
-                l[v * width + k] = acc[v][k] == A(0) && zero[v][k] != 0 ? std::bit_cast<A>(other_zero) : acc[v][k];
-    }
-
     // A group of lanes at a time, with a trip count fixed at compile time and no aliasing between the lanes
     // and the values, so that the compiler vectorizes it at -O2 too.
     static void accumulate_group(lane* __restrict l, const A* __restrict x) {
         for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[p], 0));
     }
-    // `rows` rows of lane_group elements into lane_group lanes, held in registers meanwhile.
+    // `rows` rows of lane_group elements into lane_group lanes, held in registers meanwhile: the vector
+    // operations of fold_rows_of (combine_lanes, and the keys of min/max of floats) over the buffer. Most
+    // streams of 32 lanes take fold_rows_of itself; this is for the lanes it does not take (min/max of 8- and
+    // 16-bit integers, whose lanes are their own type).
     static void accumulate_rows(lane* __restrict l, const A* __restrict x, index_t rows) {
-        if constexpr (requires { Op::pick(A{}, A{}); }) {
-            accumulate_rows_select(l, x, rows);
-            return;
-        }
         constexpr reduce_kind kind_here = reduce_kind_of<Op>;
         if constexpr (std::is_arithmetic_v<lane> && sizeof(lane) == sizeof(A) && !std::is_same_v<A, bool> &&
                       (kind_here == reduce_kind::sum || kind_here == reduce_kind::mean ||
                        kind_here == reduce_kind::prod || kind_here == reduce_kind::min || kind_here == reduce_kind::max)) {
-            // Vectors of the lanes' type (GCC's vector extensions, which Clang has too), in registers.
             typedef lane vec __attribute__((vector_size(32)));
             constexpr index_t width = 32 / sizeof(lane), count = lane_group / width;
-            vec acc[count];
-            for (index_t v = 0; v < count; ++v) std::memcpy(&acc[v], l + v * width, sizeof(vec));
-            for (index_t r = 0; r < rows; ++r) {
-                for (index_t v = 0; v < count; ++v) {
-                    vec xv;
-                    std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec)); // A's bits are the lane's
-                    constexpr reduce_kind k = reduce_kind_of<Op>;
-                    if constexpr (k == reduce_kind::prod)
-                        acc[v] = acc[v] * xv;
-                    else if constexpr (k == reduce_kind::min) // integers (floats take the select above)
-                        acc[v] = xv < acc[v] ? xv : acc[v];
-                    else if constexpr (k == reduce_kind::max)
-                        acc[v] = acc[v] < xv ? xv : acc[v];
-                    else
-                        acc[v] = acc[v] + xv;
-                }
+            const auto row_vector = [&](index_t r, index_t v, vec& xv) { // A's bits are the lane's
+                std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec));
+            };
+            if constexpr (keyed_extreme_v<Op, A>) {
+                typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
+                typedef key_t bits __attribute__((vector_size(32)));
+                bits key[count], seen[count];
+                vec nan[count];
+                for (index_t v = 0; v < count; ++v) extreme_load<kind_here>(key[v], seen[v], nan[v], l + v * width);
+                for (index_t r = 0; r < rows; ++r)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        row_vector(r, v, xv);
+                        extreme_add<kind_here>(key[v], seen[v], nan[v], xv);
+                    }
+                for (index_t v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + v * width);
+            } else {
+                vec acc[count];
+                std::memcpy(acc, l, sizeof(acc));
+                for (index_t r = 0; r < rows; ++r)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        row_vector(r, v, xv);
+                        combine_lanes<kind_here>(acc[v], xv);
+                    }
+                std::memcpy(l, acc, sizeof(acc));
             }
-            for (index_t v = 0; v < count; ++v) std::memcpy(l + v * width, &acc[v], sizeof(vec));
         } else {
             for (index_t r = 0; r < rows; ++r)
                 for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[r * lane_group + p], 0));
