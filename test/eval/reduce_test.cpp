@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -169,6 +170,19 @@ TEST(reduce_eval, broadcast_and_strided_operands_fuse_into_the_reduction) {
         // f16 result: the f32 sum rounded once (within one f16 ulp of the exact sum, plus the f32 error).
         EXPECT_LE(std::fabs(as_ld(r16(i)) - exact16), std::fabs(exact16) * 0x1p-10L + 1e-3L) << i;
     }
+    // The scale broadcast along each row is loaded once per run (the f16 leaf hoisted out of the loop): the
+    // same bits as over the scale materialized at the full shape, loaded with every batch; a NaN scale too.
+    s(5, 0) = Eigen::half(std::numeric_limits<float>::quiet_NaN());
+    const Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s_full = s.broadcast(Eigen::array<Eigen::Index, 2>{1, 300});
+    const auto same_bits = [](const auto& a, const auto& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(*a.data()) * static_cast<std::size_t>(a.size())) == 0;
+    };
+    EXPECT_TRUE(same_bits(mixt::eval(mixt::sum(mixt::lazy(w) * s * x, 1)), mixt::eval(mixt::sum(mixt::lazy(w) * s_full * x, 1))));
+    EXPECT_TRUE(same_bits(mixt::eval(mixt::sum(mixt::lazy(w) * s, 1)), mixt::eval(mixt::sum(mixt::lazy(w) * s_full, 1))));
+    EXPECT_TRUE(same_bits(mixt::eval(mixt::max(mixt::lazy(w) * s, 1)), mixt::eval(mixt::max(mixt::lazy(w) * s_full, 1))));
+    EXPECT_TRUE(same_bits(mixt::eval(mixt::argmax(mixt::lazy(w) * s, 1)), mixt::eval(mixt::argmax(mixt::lazy(w) * s_full, 1))));
+    EXPECT_TRUE(same_bits(mixt::eval(mixt::lazy(w) * s), mixt::eval(mixt::lazy(w) * s_full)));
+    EXPECT_TRUE(mixt::eval(mixt::sum(mixt::lazy(w) * s, 1))(5) != mixt::eval(mixt::sum(mixt::lazy(w) * s, 1))(5)); // NaN
     // A strided leaf (every other column of a wider tensor) and a slice.
     Eigen::Tensor<std::int32_t, 2, Eigen::RowMajor> big(6, 20);
     fill(big, 6);

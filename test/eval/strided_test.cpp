@@ -136,6 +136,11 @@ void check_shapes_of_every_kind() {
     check_pair<c64, c128, L>(A2{9, 21}, A2{9, 1}, A2{9, 21}, complex);
     check_pair<c64, c128, L>(A2{3, 4100}, A2{3, 1}, A2{3, 4100}, complex);
     check_pair<float, std::int16_t, L>(A2{6, 1}, A2{6, 77}, A2{6, 77}, select);
+    // Every f16 and bf16 leaf broadcast along the runs (row-major: converted once per run, hoisted_leaf_kernel),
+    // a NaN and an infinity among the values: a scale per row (B3), an f32 array times a bf16 per row.
+    check_pair<std::int8_t, Eigen::half, L>(A2{45, 300}, A2{45, 1}, A2{45, 300},
+                                            [](const auto& x, const auto& y) { return mixt::lazy(x) * y; });
+    check_pair<float, Eigen::bfloat16, L>(A2{5, 4133}, A2{5, 1}, A2{5, 4133}, f16_bf16);
     // A channel-last image and a per-channel vector: runs of many rows, more rows than one run takes.
     check_pair<std::uint8_t, float, L>(A3{50, 40, 3}, A1{3}, A3{50, 40, 3},
                                        [](const auto& x, const auto& y) { return (mixt::lazy(x) / 255.0f - y) / 0.25f; });

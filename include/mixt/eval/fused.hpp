@@ -127,6 +127,39 @@ struct leaf_kernel {
     void prefetch(index_t i) const { prefetch_elements<Count>(p, i & mask); }
 };
 
+/// An f16 or bf16 leaf broadcast along a run (a strided pass's leaf of mask 0, whose copies of the value
+/// stage_broadcast made, eval/strided.hpp): its batches are loaded and converted once, when the kernel is
+/// built, instead of for every batch (a per-row f16 scale costs an f16 conversion per batch otherwise). The
+/// same loads as leaf_kernel's, so the same values, NaN payloads included. Its run-time values are leaf_kernel's.
+template <class T>
+struct hoisted_leaf_kernel {
+    static_assert(is_small_float_v<T>);
+    const T* p;
+    index_t mask;
+    simd::batch<T> v;
+#if MIXT_SIMD_AVX512
+    simd::wide::batch<T> wv;
+#endif
+    /// The kernel of the copies of a value at p (mask: 0).
+    static hoisted_leaf_kernel of(const T* p, index_t mask) {
+#if MIXT_SIMD_AVX512
+        return {p, mask, simd::load(p), simd::wide::load(p)};
+#else
+        return {p, mask, simd::load(p)};
+#endif
+    }
+    const simd::batch<T>& at(index_t) const { return v; }
+    const simd::batch<T>& at_partial(index_t, int) const { return v; }
+    const simd::batch<T>& at_store(index_t) const { return v; }
+#if MIXT_SIMD_AVX512
+    const simd::wide::batch<T>& wide_at(index_t) const { return wv; }
+    const simd::wide::batch<T>& wide_at_store(index_t) const { return wv; }
+#endif
+    T scalar(index_t) const { return *p; }
+    template <index_t Count>
+    void prefetch(index_t) const {}
+};
+
 /// How many copies of a broadcast operand's value a leaf with mask 0 reads: the widest load of any loop (32
 /// words, simd::wide::load_words).
 inline constexpr index_t broadcast_copies = 32;
@@ -309,6 +342,8 @@ struct block_kernel<leaf_kernel<T>> : std::bool_constant<block_value_v<T>> {
     using type = T;
 };
 template <class T>
+struct block_kernel<hoisted_leaf_kernel<T>> : block_kernel<leaf_kernel<T>> {};
+template <class T>
 struct block_kernel<const_kernel<T>> : std::bool_constant<block_value_v<T>> {
     using type = T;
 };
@@ -353,6 +388,10 @@ struct kernel_value<leaf_kernel<T>> {
     using type = T;
 };
 template <class T>
+struct kernel_value<hoisted_leaf_kernel<T>> {
+    using type = T;
+};
+template <class T>
 struct kernel_value<const_kernel<T>> {
     using type = T;
 };
@@ -379,6 +418,8 @@ struct wide_kernel : std::false_type {};
 template <class T>
 struct wide_kernel<leaf_kernel<T>> : std::bool_constant<simd::wide::has_batch_v<T>> {};
 template <class T>
+struct wide_kernel<hoisted_leaf_kernel<T>> : std::bool_constant<simd::wide::has_batch_v<T>> {};
+template <class T>
 struct wide_kernel<const_kernel<T>> : std::bool_constant<simd::wide::has_batch_v<T>> {};
 template <class S, class K>
 struct wide_kernel<convert_kernel<S, K>>
@@ -404,6 +445,8 @@ template <class K>
 struct word_kernel : std::false_type {};
 template <class T>
 struct word_kernel<leaf_kernel<T>> : std::bool_constant<simd::wide::has_words_v<T>> {};
+template <class T>
+struct word_kernel<hoisted_leaf_kernel<T>> : std::bool_constant<simd::wide::has_words_v<T>> {};
 template <class T>
 struct word_kernel<const_kernel<T>> : std::bool_constant<simd::wide::has_words_v<T>> {};
 template <class S, class K>
@@ -539,6 +582,10 @@ std::tuple<const T*, index_t> kernel_args(const leaf_kernel<T>& k) {
     return {k.p, k.mask};
 }
 template <class T>
+std::tuple<const T*, index_t> kernel_args(const hoisted_leaf_kernel<T>& k) {
+    return {k.p, k.mask};
+}
+template <class T>
 std::tuple<T> kernel_args(const const_kernel<T>& k) {
     return {k.s};
 }
@@ -572,6 +619,10 @@ leaf_kernel<T> kernel_from(std::type_identity<leaf_kernel<T>>, const Tuple& t) {
     return {std::get<I>(t), std::get<I + 1>(t)};
 }
 template <std::size_t I, class T, class Tuple>
+hoisted_leaf_kernel<T> kernel_from(std::type_identity<hoisted_leaf_kernel<T>>, const Tuple& t) {
+    return hoisted_leaf_kernel<T>::of(std::get<I>(t), std::get<I + 1>(t));
+}
+template <std::size_t I, class T, class Tuple>
 const_kernel<T> kernel_from(std::type_identity<const_kernel<T>>, const Tuple& t) {
     return const_kernel<T>::of(std::get<I>(t));
 }
@@ -591,6 +642,60 @@ kernel_from(std::type_identity<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>
     return literal_compare_kernel<Fn, LiteralLeft, J, L, K>::of(kernel_from<I>(std::type_identity<K>{}, t),
                                                                 std::get<I + kernel_arg_count_v<K>>(t));
 }
+/// K with its f16 and bf16 leaves as hoisted_leaf_kernel (the same run-time values): the kernel of the runs in
+/// which every such leaf is broadcast (hoists_leaves).
+template <class K>
+struct hoisted_kernel {
+    using type = K;
+};
+template <class T>
+struct hoisted_kernel<leaf_kernel<T>> {
+    using type = std::conditional_t<is_small_float_v<T>, hoisted_leaf_kernel<T>, leaf_kernel<T>>;
+};
+template <class S, class K>
+struct hoisted_kernel<convert_kernel<S, K>> {
+    using type = convert_kernel<S, typename hoisted_kernel<K>::type>;
+};
+template <class Fn, class R, class... Ks>
+struct hoisted_kernel<op_kernel<Fn, R, Ks...>> {
+    using type = op_kernel<Fn, R, typename hoisted_kernel<Ks>::type...>;
+};
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+struct hoisted_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> {
+    using type = literal_compare_kernel<Fn, LiteralLeft, J, L, typename hoisted_kernel<K>::type>;
+};
+template <class K>
+using hoisted_kernel_t = typename hoisted_kernel<K>::type;
+
+/// Whether a kernel has an f16 or bf16 leaf: the leaves whose every batch costs a conversion, which
+/// hoisted_kernel_t saves where they are broadcast along a run (the only kernels it is compiled for).
+template <class K>
+inline constexpr bool has_small_float_leaf_v = false;
+template <class T>
+inline constexpr bool has_small_float_leaf_v<leaf_kernel<T>> = is_small_float_v<T>;
+template <class S, class K>
+inline constexpr bool has_small_float_leaf_v<convert_kernel<S, K>> = has_small_float_leaf_v<K>;
+template <class Fn, class R, class... Ks>
+inline constexpr bool has_small_float_leaf_v<op_kernel<Fn, R, Ks...>> = (has_small_float_leaf_v<Ks> || ...);
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+inline constexpr bool has_small_float_leaf_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> =
+    has_small_float_leaf_v<K>;
+
+/// Whether a run whose leaves, of types Ts in the tree's order, have the masks `masks` takes hoisted_kernel_t:
+/// every f16 and bf16 leaf is broadcast along it (mask 0), and there is one.
+template <class... Ts, std::size_t L>
+bool hoists_leaves(const std::array<index_t, L>& masks) {
+    static_assert(sizeof...(Ts) == L);
+    constexpr bool small[] = {is_small_float_v<Ts>..., false};
+    bool any = false;
+    for (std::size_t j = 0; j < L; ++j)
+        if (small[j]) {
+            if (masks[j] != 0) return false;
+            any = true;
+        }
+    return any;
+}
+
 /// The kernel of type K with the run-time values args (those kernel_args lists).
 template <class K, class... Args>
 K kernel_from_args(const Args&... args) {
@@ -751,8 +856,10 @@ inline constexpr std::size_t streaming_chunk_bytes = 1024;
 /// out[0, e - b). Whole cache lines go through a buffer and stream_copy; the elements before the first line
 /// boundary and after the last go straight to dst. A destination whose elements cannot reach a line boundary
 /// (a complex<double> array that is 8 but not 16-byte aligned) is written directly.
+/// With `fence` false the caller orders the streaming stores itself (stream_fence) once it has written all it
+/// writes.
 template <std::size_t ChunkBytes = streaming_chunk_bytes, class D, class Fill>
-void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
+void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill, bool fence = true) {
     static_assert(ChunkBytes % sizeof(D) == 0 && ChunkBytes % simd::stream_alignment == 0);
     constexpr index_t chunk = static_cast<index_t>(ChunkBytes / sizeof(D));
     const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % simd::stream_alignment;
@@ -774,14 +881,18 @@ void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill) {
         simd::stream_copy(dst + i, buffer, ChunkBytes);
     }
     if (i < end) fill(dst + i, i, end);
-    simd::stream_fence();
+    if (fence) simd::stream_fence();
 }
 
 /// How a pass writes and reads: with streaming stores, with software prefetch (use_streaming and the
-/// thresholds above, decided once per pass from its size, and software_prefetch_pays).
+/// thresholds above, decided once per pass from its size, and software_prefetch_pays), and whether a streamed
+/// run ends with stream_fence: a pass cut into many runs (eval/strided.hpp) fences once after its last one, as
+/// each fence waits until every line written so far has left for memory (one per run of a few KiB cost a
+/// quarter of a broadcast pass's time).
 struct pass_options {
     bool stream = false;
     bool prefetch = false;
+    bool fence = true;
 };
 inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexcept {
     return {use_streaming(n, bytes_per_element),
@@ -836,7 +947,7 @@ inline constexpr std::size_t stream_alignment_v = [] {
 /// address aligned for them with ordinary stores, the rest streamed. A destination whose elements never reach
 /// such an address (a complex<double> array that is 8 but not 16-byte aligned) is written without streaming.
 template <bool Prefetch, class D, class K>
-void run_streamed(D* dst, const K& kernel, index_t begin, index_t end) {
+void run_streamed(D* dst, const K& kernel, index_t begin, index_t end, bool fence = true) {
     constexpr std::size_t alignment = stream_alignment_v<D, K>;
     const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % alignment;
     const std::size_t to_boundary = misaligned == 0 ? 0 : alignment - misaligned;
@@ -847,7 +958,7 @@ void run_streamed(D* dst, const K& kernel, index_t begin, index_t end) {
     const index_t head = std::min(static_cast<index_t>(to_boundary / sizeof(D)), end - begin);
     run_range<Prefetch, false>(dst + begin, kernel, begin, begin + head);
     run_range<Prefetch, true>(dst + begin + head, kernel, begin + head, end);
-    simd::stream_fence();
+    if (fence) simd::stream_fence();
 }
 
 /// Runs a kernel over elements [begin, end) of the destination. The variants a program cannot choose
@@ -858,11 +969,11 @@ void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_option
         if (options.stream) {
             if constexpr (prefetch_enabled) {
                 if (options.prefetch) {
-                    run_streamed<true>(dst, kernel, begin, end);
+                    run_streamed<true>(dst, kernel, begin, end, options.fence);
                     return;
                 }
             }
-            run_streamed<false>(dst, kernel, begin, end);
+            run_streamed<false>(dst, kernel, begin, end, options.fence);
             return;
         }
     }
@@ -877,7 +988,7 @@ void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_option
     };
     if constexpr (streaming_enabled) {
         if (options.stream) {
-            write_streamed(dst, begin, end, fill);
+            write_streamed(dst, begin, end, fill, options.fence);
             return;
         }
     }

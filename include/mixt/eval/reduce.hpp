@@ -889,14 +889,23 @@ struct reduce_source {
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
+            const bool hoist = hoists_leaves<Ts...>(masks); // the f16/bf16 leaves broadcast: converted once
             if constexpr (requires { sink.template feed_kernel<Kern>(args, len, pos); }) {
                 if (sink.takes_batches()) {
+                    if constexpr (pass::hoists) {
+                        if (hoist) {
+                            sink.template feed_kernel<hoisted_kernel_t<Kern>>(with_leaf_pointers(args, ptrs, masks),
+                                                                             len, pos);
+                            pos += len;
+                            continue;
+                        }
+                    }
                     sink.template feed_kernel<Kern>(with_leaf_pointers(args, ptrs, masks), len, pos);
                     pos += len;
                     continue;
                 }
             }
-            pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{});
+            pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{}, hoist);
             sink.feed(out, len, pos);
             pos += len;
         }

@@ -92,6 +92,19 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
     static_assert(sizeof(alias_u) == N && alignof(alias_u) <= A);
     alias_u* const o0 = static_cast<alias_u*>(out);
     alias_u* const s0 = static_cast<alias_u*>(const_cast<void*>(src));
+    if (!Scatter && row_stride == 0 && rows > 1) {
+        // The same row `rows` times (an operand broadcast across rows, e.g. a channel vector): the first row,
+        // then the copies made so far copied after them, doubling (not a call per row of a few elements).
+        copy_strided_bytes<false, N, A>(out, src, 1, cols, 0, stride);
+        const std::size_t row_bytes = static_cast<std::size_t>(cols) * N;
+        for (index_t done = 1; done < rows;) {
+            const index_t more = std::min(done, rows - done);
+            std::memcpy(static_cast<void*>(o0 + done * cols), static_cast<const void*>(o0),
+                        static_cast<std::size_t>(more) * row_bytes);
+            done += more;
+        }
+        return;
+    }
     for (index_t r = 0; r < rows; ++r) {
         alias_u* o = o0 + r * cols;
         alias_u* p = s0 + r * row_stride;
@@ -296,23 +309,42 @@ struct strided_pass {
                     ...);
             }(std::make_index_sequence<L>{});
             const auto run_args = with_leaf_pointers(args, ptrs, masks);
+            const bool hoist = hoists_leaves<Ts...>(masks);
             if (layout.direct[0]) {
-                compute(dst + off[0], len, run_args, options);
+                compute(dst + off[0], len, run_args, pass_options{options.stream, options.prefetch, false}, hoist);
             } else {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
-                compute(buffer, len, run_args, pass_options{false, options.prefetch});
+                compute(buffer, len, run_args, pass_options{false, options.prefetch}, hoist);
                 const auto [row_stride, stride] = strides_of(0);
                 copy_strided<true>(buffer, dst + off[0], rows, cols, row_stride, stride);
             }
         }
+        if (options.stream) simd::stream_fence(); // once for all the runs (pass_options::fence)
     }
 
-    static void compute(D* out, index_t len, const args_t& a, pass_options o) {
+    /// Whether runs whose f16 and bf16 leaves are all broadcast take hoisted_kernel_t<K> (hoists_leaves): where K
+    /// has such a leaf and no block loop (which reads every element's address: stage_broadcast makes it full
+    /// copies instead).
+    static constexpr bool hoists =
+        has_small_float_leaf_v<K> && !block_loop_v<false, D, K> && !block_loop_v<true, D, K>;
+
+    /// Computes elements [0, len) of the run whose kernel values are `a` into out; `hoist`: hoists_leaves.
+    static void compute(D* out, index_t len, const args_t& a, pass_options o, bool hoist = false) {
+        if constexpr (hoists) {
+            if (hoist) {
+                compute_with<hoisted_kernel_t<K>>(out, len, a, o);
+                return;
+            }
+        }
+        compute_with<K>(out, len, a, o);
+    }
+    template <class Kern>
+    static void compute_with(D* out, index_t len, const args_t& a, pass_options o) {
         if (o.stream || o.prefetch) {
-            const K k = std::apply([](const auto&... x) { return kernel_from_args<K>(x...); }, a);
+            const Kern k = std::apply([](const auto&... x) { return kernel_from_args<Kern>(x...); }, a);
             run_kernel(out, k, 0, len, o);
         } else {
-            std::apply([&](const auto&... x) { run_range_of<false, false, D, K>(out, 0, len, x...); }, a);
+            std::apply([&](const auto&... x) { run_range_of<false, false, D, Kern>(out, 0, len, x...); }, a);
         }
     }
 };
