@@ -550,6 +550,46 @@ TEST(reduce_eval, narrow_integer_sums_are_exact_at_the_extremes) {
     check(false, true);
 }
 
+// u8 and i8 summed in float (sum<float>): with AVX-512 the values add in 16-bit lanes and each lane's total
+// joins its float lane once per call. The same bits as the fold of float adds written out above, with totals
+// large enough that the pairwise sums round (near 2^25), over everything (32 lanes), three channels (96
+// lanes), as one run and in runs of 37 (a slice: rows of lanes start anywhere in a run).
+TEST(reduce_eval, byte_sums_in_float_are_the_fold_of_float_adds) {
+    const auto check = [](auto type) {
+        using T = decltype(type);
+        SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
+        std::mt19937 g(21);
+        std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+        constexpr Eigen::Index n3 = 66667; // 200001 elements: one super-block (model_fold)
+        Eigen::Tensor<T, 2, Eigen::RowMajor> x(n3, 3), wide(n3 * 3 / 37 + 1, 40);
+        for (Eigen::Index i = 0; i < x.size(); ++i)
+            x.data()[i] = i % 7 == 0 ? static_cast<T>(d(g)) : std::numeric_limits<T>::max() - static_cast<T>(i % 3);
+        std::vector<float> stream(static_cast<std::size_t>(x.size()));
+        for (Eigen::Index i = 0; i < x.size(); ++i) stream[static_cast<std::size_t>(i)] = static_cast<float>(x.data()[i]);
+        const auto add = [](float a, float b) { return a + b; };
+        const float want = model_fold(stream, 0.0f, add);
+        ASSERT_GT(want, 0x1p24f);
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(mixt::eval(mixt::sum<float>(x))()), std::bit_cast<std::uint32_t>(want));
+        const auto by_channel = mixt::eval(mixt::sum<float>(x, 0));
+        for (std::size_t c = 0; c < 3; ++c)
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(by_channel(static_cast<Eigen::Index>(c))),
+                      std::bit_cast<std::uint32_t>(model_fold(stream, 0.0f, add, 3, c))) << c;
+        // Runs of 37: the first 37 columns of each row of `wide` hold the stream in order.
+        const Eigen::Index rows37 = wide.dimension(0);
+        std::vector<float> stream37;
+        for (Eigen::Index r = 0; r < rows37; ++r)
+            for (Eigen::Index j = 0; j < 40; ++j) {
+                wide(r, j) = x.data()[(r * 37 + j) % x.size()];
+                if (j < 37) stream37.push_back(static_cast<float>(wide(r, j)));
+            }
+        const auto part = wide.slice(Eigen::array<Eigen::Index, 2>{0, 0}, Eigen::array<Eigen::Index, 2>{rows37, 37});
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(mixt::eval(mixt::sum<float>(part))()),
+                  std::bit_cast<std::uint32_t>(model_fold(stream37, 0.0f, add)));
+    };
+    check(std::uint8_t{});
+    check(std::int8_t{});
+}
+
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);

@@ -328,6 +328,9 @@ struct stream_shape {
     index_t K = 1, P = 32, block = 4096;
 };
 
+/// The most values a lane of a stream takes per block (make_stream_shape), which word_sum_v relies on.
+inline constexpr index_t most_block_values_per_lane = 129;
+
 /// P is a multiple of K: the least common multiple of K and lane_group where K is smaller than lane_group
 /// (3 channels: 96 lanes, 32 per channel), else K (each column a lane).
 inline stream_shape make_stream_shape(index_t k) {
@@ -336,6 +339,7 @@ inline stream_shape make_stream_shape(index_t k) {
     s.P = k >= lane_group ? k : std::lcm(k, lane_group);
     const index_t rows = std::max<index_t>(8, (4096 + s.P - 1) / s.P);
     s.block = s.P * rows;
+    eigen_assert(rows <= most_block_values_per_lane);
     return s;
 }
 
@@ -450,6 +454,20 @@ struct narrow_sum<Op, A, convert_kernel<A, K2>> : std::true_type {
 /// The most rows of lanes a call of fold_rows_of may add in 32-bit lanes: 32767 * 65535 fits 31 bits.
 inline constexpr index_t narrow_sum_rows = 32767;
 
+/// Whether the kernel K of a sum (or mean) accumulating in float or a 64-bit integer converts a u8 or i8 leaf:
+/// on AVX-512, fold_rows_of then adds the values in 16-bit lanes (32 per register) for up to
+/// most_block_values_per_lane rows at a time, and adds each lane's total to its accumulator lane. The 16-bit
+/// totals are exact (129 * 255 < 2^16, 129 * 128 < 2^15). Integer sums wrap modulo 2^64 whatever the
+/// grouping. A float lane takes at most 129 values per block (make_stream_shape), so every sum it would make
+/// from 0 at the block's start is an integer below 2^15, exact, as the total added once is: the same bits.
+template <class Op, class A, class K>
+inline constexpr bool word_sum_v = false;
+template <class Op, class A, class T>
+inline constexpr bool word_sum_v<Op, A, convert_kernel<A, leaf_kernel<T>>> =
+    (Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean) &&
+    (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>) &&
+    (std::is_same_v<A, float> || (is_int_v<A> && sizeof(A) == 8));
+
 /// Folds `rows` rows of G * lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time
 /// values are `args` (kernel_args), into G * lane_group lanes, element p of a row into lane p; the lanes are
 /// held in registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
@@ -459,6 +477,41 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     using lane = typename Op::lane;
     constexpr index_t row = G * lane_group;
     const K k = kernel_from_args<K>(args...);
+#if MIXT_SIMD_AVX512
+    if constexpr (word_sum_v<Op, A, K>) {
+        using T = kernel_value_t<std::remove_cvref_t<decltype(k.k)>>;
+        constexpr bool is_float = std::is_same_v<A, float>;
+        if constexpr (is_float) {
+            eigen_assert(rows <= most_block_values_per_lane); // see word_sum_v
+        }
+        for (index_t done = 0; done < rows;) {
+            const index_t now = std::min(rows - done, most_block_values_per_lane);
+            __m512i acc[G];
+            for (int v = 0; v < G; ++v) acc[v] = _mm512_setzero_si512();
+            for (index_t r = 0; r < now; ++r, i += row)
+                for (int v = 0; v < G; ++v) acc[v] = _mm512_add_epi16(acc[v], k.k.word_at(i + lane_group * v));
+            for (int v = 0; v < G; ++v) {
+                lane* const lv = l + lane_group * v;
+                if constexpr (is_float) {
+                    const __m256i half[2] = {_mm512_castsi512_si256(acc[v]), _mm512_extracti64x4_epi64(acc[v], 1)};
+                    for (int h = 0; h < 2; ++h) {
+                        const __m512i w = std::is_signed_v<T> ? _mm512_cvtepi16_epi32(half[h]) : _mm512_cvtepu16_epi32(half[h]);
+                        _mm512_storeu_ps(lv + 16 * h, _mm512_add_ps(_mm512_loadu_ps(lv + 16 * h), _mm512_cvtepi32_ps(w)));
+                    }
+                } else {
+                    const __m128i quarter[4] = {_mm512_extracti32x4_epi32(acc[v], 0), _mm512_extracti32x4_epi32(acc[v], 1),
+                                                _mm512_extracti32x4_epi32(acc[v], 2), _mm512_extracti32x4_epi32(acc[v], 3)};
+                    for (int h = 0; h < 4; ++h) {
+                        const __m512i w = std::is_signed_v<T> ? _mm512_cvtepi16_epi64(quarter[h]) : _mm512_cvtepu16_epi64(quarter[h]);
+                        _mm512_storeu_si512(lv + 8 * h, _mm512_add_epi64(_mm512_loadu_si512(lv + 8 * h), w));
+                    }
+                }
+            }
+            done += now;
+        }
+        return;
+    }
+#endif
     if constexpr (narrow_sum<Op, A, K>::value) {
         using N = typename narrow_sum<Op, A, K>::lane32;
         typedef N vec __attribute__((vector_size(32)));
@@ -853,9 +906,19 @@ struct reduce_source {
         A* const out = reinterpret_cast<A*>(stage + pass::stage_offsets[0]);
         // Runs of a whole number of the fold's rows of lanes where it takes the kernel's batches: only a box row's
         // ends then leave part of a row to fold one element at a time.
+        // Where the sink takes the kernel's batches and every operand is contiguous along the row (nothing is
+        // staged), runs are as long as the row allows: each run costs its offsets and a call.
         index_t most = pass::capacity;
-        if constexpr (requires { sink.takes_batches(); })
+        if constexpr (requires { sink.template feed_kernel<Kern>(args, index_t{}, index_t{}); }) {
+            if (sink.takes_batches()) {
+                bool staged = false;
+                for (std::size_t k = 0; k < L; ++k) staged = staged || box.strides[k + 1][rk - 1] != 1;
+                if (!staged) most = index_t{1} << 20;
+                if (most >= sink.shape.P) most -= most % sink.shape.P;
+            }
+        } else if constexpr (requires { sink.takes_batches(); }) {
             if (sink.takes_batches() && most >= sink.shape.P) most -= most % sink.shape.P;
+        }
         for (index_t pos = first; pos < last;) {
             const index_t in_row = pos % n;
             const index_t len = std::min({n - in_row, last - pos, most});
