@@ -459,7 +459,7 @@ inline constexpr index_t narrow_sum_rows = 32767;
 /// most_block_values_per_lane rows at a time, and adds each lane's total to its accumulator lane. The 16-bit
 /// totals are exact (129 * 255 < 2^16, 129 * 128 < 2^15). Integer sums wrap modulo 2^64 whatever the
 /// grouping. A float lane takes at most 129 values per block (make_stream_shape), so every sum it would make
-/// from 0 at the block's start is an integer below 2^15, exact, as the total added once is: the same bits.
+/// from 0 at the block's start is an integer below 2^16, exact, as is the total added once: the same bits.
 template <class Op, class A, class K>
 inline constexpr bool word_sum_v = false;
 template <class Op, class A, class T>
@@ -905,9 +905,9 @@ struct reduce_source {
         const index_t n = box.inner();
         A* const out = reinterpret_cast<A*>(stage + pass::stage_offsets[0]);
         // Runs of a whole number of the fold's rows of lanes where it takes the kernel's batches: only a box row's
-        // ends then leave part of a row to fold one element at a time.
-        // Where the sink takes the kernel's batches and every operand is contiguous along the row (nothing is
-        // staged), runs are as long as the row allows: each run costs its offsets and a call.
+        // ends then leave part of a row to fold one element at a time. Where it takes them and every operand is
+        // contiguous along the row (nothing is staged), runs are as long as the row allows: each run costs its
+        // offsets and a call.
         index_t most = pass::capacity;
         if constexpr (requires { sink.template feed_kernel<Kern>(args, index_t{}, index_t{}); }) {
             if (sink.takes_batches()) {
