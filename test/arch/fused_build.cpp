@@ -13,3 +13,18 @@ void mixt_arch_build_check(Eigen::Tensor<float, 1>& r, const Eigen::Tensor<std::
     mixt::assign(r, mixt::exp(mixt::lazy(b)) * c);
     mixt::assign(z, mixt::lazy(d) * std::complex<double>(1, 2) + r);
 }
+
+// Reductions' AVX-512 paths: byte sums in 16-bit lanes (float and 64-bit accumulators), a broadcast f16 scale
+// converted once per run, argmax over rows, min/max keys.
+void mixt_arch_reduce_check(Eigen::Tensor<float, 1, Eigen::RowMajor>& r, Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor>& i,
+                            const Eigen::Tensor<std::uint8_t, 2, Eigen::RowMajor>& u,
+                            const Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor>& q,
+                            const Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor>& s,
+                            const Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>& h) {
+    mixt::assign(r, mixt::sum<float>(u, 0));
+    mixt::assign(r, mixt::mean<float>(q, 1));
+    mixt::assign(i, mixt::sum<std::int64_t>(q, 0));
+    mixt::assign(r, mixt::sum(mixt::lazy(q) * s, 1));
+    mixt::assign(i, mixt::argmax(mixt::lazy(q) * h, 1));
+    mixt::assign(r, mixt::max(mixt::lazy(h) - s, 1));
+}

@@ -142,6 +142,7 @@ struct hoisted_leaf_kernel {
 #endif
     /// The kernel of the copies of a value at p (mask: 0).
     static hoisted_leaf_kernel of(const T* p, index_t mask) {
+        eigen_assert(mask == 0); // p: broadcast_copies copies of the value (hoists_leaves)
 #if MIXT_SIMD_AVX512
         return {p, mask, simd::load(p), simd::wide::load(p)};
 #else
@@ -163,6 +164,7 @@ struct hoisted_leaf_kernel {
 /// How many copies of a broadcast operand's value a leaf with mask 0 reads: the widest load of any loop (32
 /// words, simd::wide::load_words).
 inline constexpr index_t broadcast_copies = 32;
+static_assert(broadcast_copies >= 16, "mixt: hoisted_leaf_kernel loads a wide batch from the copies");
 
 template <class T>
 struct const_kernel {
