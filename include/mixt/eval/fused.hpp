@@ -669,19 +669,11 @@ struct hoisted_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> {
 template <class K>
 using hoisted_kernel_t = typename hoisted_kernel<K>::type;
 
-/// Whether a kernel has an f16 or bf16 leaf: the leaves whose every batch costs a conversion, which
-/// hoisted_kernel_t saves where they are broadcast along a run (the only kernels it is compiled for).
+/// Whether a kernel has an f16 or bf16 leaf (hoisted_kernel_t changes it): the leaves whose every batch costs a
+/// conversion, which hoisted_kernel_t saves where they are broadcast along a run (the only kernels it is
+/// compiled for).
 template <class K>
-inline constexpr bool has_small_float_leaf_v = false;
-template <class T>
-inline constexpr bool has_small_float_leaf_v<leaf_kernel<T>> = is_small_float_v<T>;
-template <class S, class K>
-inline constexpr bool has_small_float_leaf_v<convert_kernel<S, K>> = has_small_float_leaf_v<K>;
-template <class Fn, class R, class... Ks>
-inline constexpr bool has_small_float_leaf_v<op_kernel<Fn, R, Ks...>> = (has_small_float_leaf_v<Ks> || ...);
-template <class Fn, bool LiteralLeft, class J, class L, class K>
-inline constexpr bool has_small_float_leaf_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> =
-    has_small_float_leaf_v<K>;
+inline constexpr bool has_small_float_leaf_v = !std::is_same_v<hoisted_kernel_t<K>, K>;
 
 /// Whether a run whose leaves, of types Ts in the tree's order, have the masks `masks` takes hoisted_kernel_t:
 /// every f16 and bf16 leaf is broadcast along it (mask 0), and there is one.
