@@ -487,25 +487,12 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
         for (index_t done = 0; done < rows;) {
             const index_t now = std::min(rows - done, most_block_values_per_lane);
             __m512i acc[G];
-            for (int v = 0; v < G; ++v) acc[v] = _mm512_setzero_si512();
+            for (int v = 0; v < G; ++v) acc[v] = simd::wide::zero_words();
             for (index_t r = 0; r < now; ++r, i += row)
-                for (int v = 0; v < G; ++v) acc[v] = _mm512_add_epi16(acc[v], k.k.word_at(i + lane_group * v));
+                for (int v = 0; v < G; ++v) acc[v] = simd::wide::apply_words(add_fn{}, acc[v], k.k.word_at(i + lane_group * v));
             for (int v = 0; v < G; ++v) {
                 lane* const lv = l + lane_group * v;
-                if constexpr (is_float) {
-                    const __m256i half[2] = {_mm512_castsi512_si256(acc[v]), _mm512_extracti64x4_epi64(acc[v], 1)};
-                    for (int h = 0; h < 2; ++h) {
-                        const __m512i w = std::is_signed_v<T> ? _mm512_cvtepi16_epi32(half[h]) : _mm512_cvtepu16_epi32(half[h]);
-                        _mm512_storeu_ps(lv + 16 * h, _mm512_add_ps(_mm512_loadu_ps(lv + 16 * h), _mm512_cvtepi32_ps(w)));
-                    }
-                } else {
-                    const __m128i quarter[4] = {_mm512_extracti32x4_epi32(acc[v], 0), _mm512_extracti32x4_epi32(acc[v], 1),
-                                                _mm512_extracti32x4_epi32(acc[v], 2), _mm512_extracti32x4_epi32(acc[v], 3)};
-                    for (int h = 0; h < 4; ++h) {
-                        const __m512i w = std::is_signed_v<T> ? _mm512_cvtepi16_epi64(quarter[h]) : _mm512_cvtepu16_epi64(quarter[h]);
-                        _mm512_storeu_si512(lv + 8 * h, _mm512_add_epi64(_mm512_loadu_si512(lv + 8 * h), w));
-                    }
-                }
+                simd::wide::add_widened_words<std::is_signed_v<T>>(lv, acc[v]);
             }
             done += now;
         }

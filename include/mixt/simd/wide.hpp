@@ -523,6 +523,34 @@ void stream_store_words(T* p, __m512i v) noexcept {
     _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
 }
 
+/// 32 16-bit zeros.
+inline __m512i zero_words() noexcept { return _mm512_setzero_si512(); }
+
+/// Adds the 32 16-bit lanes of w, read as signed or unsigned per Signed, to the 32 floats at out (no alignment
+/// needed). Every 16-bit value is exact as a float.
+template <bool Signed>
+void add_widened_words(float* out, __m512i w) noexcept {
+    const __m256i half[2] = {_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1)};
+    for (int h = 0; h < 2; ++h) {
+        const __m512i x = Signed ? _mm512_cvtepi16_epi32(half[h]) : _mm512_cvtepu16_epi32(half[h]);
+        _mm512_storeu_ps(out + 16 * h, _mm512_add_ps(_mm512_loadu_ps(out + 16 * h), _mm512_cvtepi32_ps(x)));
+    }
+}
+
+/// add_widened_words into 32 64-bit integers (wrapping, as integer sums do).
+template <bool Signed, class I>
+    requires(std::is_integral_v<I> && sizeof(I) == 8)
+void add_widened_words(I* out, __m512i w) noexcept {
+    for (int q = 0; q < 4; ++q) {
+        const __m128i part = q == 0   ? _mm512_extracti32x4_epi32(w, 0)
+                             : q == 1 ? _mm512_extracti32x4_epi32(w, 1)
+                             : q == 2 ? _mm512_extracti32x4_epi32(w, 2)
+                                      : _mm512_extracti32x4_epi32(w, 3);
+        const __m512i x = Signed ? _mm512_cvtepi16_epi64(part) : _mm512_cvtepu16_epi64(part);
+        _mm512_storeu_si512(out + 8 * q, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * q), x));
+    }
+}
+
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
 #pragma GCC diagnostic pop
 #undef MIXT_WIDE_DIAGNOSTICS_PUSHED
