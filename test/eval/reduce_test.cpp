@@ -441,21 +441,29 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
 // argmax/argmin over rows long enough for the lanes in registers (5000: more than a block of 4096, not a
 // multiple of 32), of f16 (accumulated in f32) and of a slice (runs of 37): the first extreme element, a NaN
 // before anything, ties (+0 and -0 are equal) to the first, a row of -inf only at index 0.
-TEST(reduce_eval, first_extreme_index_of_long_rows) {
-    constexpr Eigen::Index rows = 9, cols = 5000;
-    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> x(rows, cols);
+// argmax/argmin of f16 and bf16 rows: the plain leaf takes the 16-bit keys (chunks of 1024), the leaf times 1
+// the f32 lanes; both against a loop written here.
+template <class T>
+void check_first_extreme_index_of_long_rows() {
+    constexpr Eigen::Index rows = 11, cols = 5000;
+    Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, cols);
     std::mt19937 g(13);
     std::uniform_int_distribution<int> v(-2000, 2000), at(0, cols - 1);
-    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = Eigen::half(static_cast<float>(v(g)) / 64);
-    const Eigen::half inf = Eigen::half(std::numeric_limits<float>::infinity());
-    const Eigen::half nan = Eigen::half(std::numeric_limits<float>::quiet_NaN());
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = T(static_cast<float>(v(g)) / 64);
+    const T inf = T(std::numeric_limits<float>::infinity());
+    const T nan = T(std::numeric_limits<float>::quiet_NaN());
+    const T negative_nan = Eigen::numext::bit_cast<T>(static_cast<std::uint16_t>(Eigen::numext::bit_cast<std::uint16_t>(nan) | 0x8000));
     for (Eigen::Index j = 0; j < cols; ++j) x(0, j) = -inf;           // row 0: -inf only
     x(1, 4999) = inf;                                                  // row 1: the last element
     x(2, 77) = inf, x(2, 4100) = inf, x(2, 33) = -inf;                 // row 2: a tie, first at 77
     x(3, 4098) = nan, x(3, 4500) = nan, x(3, 5) = inf;                 // row 3: the first NaN, past a block
     x(4, 31) = nan;                                                    // row 4: a NaN in the first row of lanes
-    for (Eigen::Index j = 0; j < cols; ++j) x(5, j) = Eigen::half(j % 2 ? 0.0f : -0.0f); // row 5: zeros, index 0
-    x(6, at(g)) = Eigen::half(40.0f), x(6, at(g)) = Eigen::half(-40.0f);
+    for (Eigen::Index j = 0; j < cols; ++j) x(5, j) = T(j % 2 ? 0.0f : -0.0f); // row 5: zeros, index 0
+    x(6, at(g)) = T(40.0f), x(6, at(g)) = T(-40.0f);
+    x(7, 3000) = nan, x(7, 2000) = negative_nan;                       // row 7: a negative NaN first
+    x(8, 1023) = T(50.0f), x(8, 1024) = T(50.0f), x(8, 2047) = T(-50.0f), x(8, 3072) = T(-50.0f); // chunk edges
+    for (Eigen::Index j = 0; j < cols; ++j) x(9, j) = T(j < 2500 ? -0.0f : 0.0f); // row 9: -0 before +0
+    x(9, 4000) = T(-1.0f);
     const auto first_extreme = [&](Eigen::Index r, Eigen::Index c0, Eigen::Index n, bool largest) {
         Eigen::Index best = c0;
         for (Eigen::Index j = c0; j < c0 + n; ++j) {
@@ -466,19 +474,46 @@ TEST(reduce_eval, first_extreme_index_of_long_rows) {
         return best - c0;
     };
     const auto amax = mixt::eval(mixt::argmax(x, 1));
-    const auto amin = mixt::eval(mixt::argmin(mixt::lazy(x) * 1.0f, 1));
+    const auto amin = mixt::eval(mixt::argmin(x, 1));
+    const auto fmax = mixt::eval(mixt::argmax(mixt::lazy(x) * 1.0f, 1));
+    const auto fmin = mixt::eval(mixt::argmin(mixt::lazy(x) * 1.0f, 1));
     const auto part = x.slice(Eigen::array<Eigen::Index, 2>{0, 3}, Eigen::array<Eigen::Index, 2>{rows, 37});
     const auto pmax = mixt::eval(mixt::argmax(part, 1));
     for (Eigen::Index r = 0; r < rows; ++r) {
         EXPECT_EQ(amax(r), first_extreme(r, 0, cols, true)) << r;
         EXPECT_EQ(amin(r), first_extreme(r, 0, cols, false)) << r;
+        EXPECT_EQ(fmax(r), first_extreme(r, 0, cols, true)) << r;
+        EXPECT_EQ(fmin(r), first_extreme(r, 0, cols, false)) << r;
         EXPECT_EQ(pmax(r), first_extreme(r, 3, 37, true)) << r;
     }
     EXPECT_EQ(amax(0), 0);
     EXPECT_EQ(amax(3), 4098);
     EXPECT_EQ(amax(5), 0);
+    EXPECT_EQ(amin(7), 2000);
+    EXPECT_EQ(amax(8), 1023);
+    EXPECT_EQ(amin(8), 2047);
+    EXPECT_EQ(amax(9), 0);
+    EXPECT_EQ(amin(9), 4000);
     // Over all of it: the first NaN in row-major order.
     EXPECT_EQ(mixt::eval(mixt::argmax(x))(), 3 * cols + 4098);
+    // Each length of row up to a few chunks (a multiple of 32 or not), the extreme placed at every offset in turn.
+    for (Eigen::Index n : {32, 33, 64, 1023, 1024, 1056, 2049}) {
+        Eigen::Tensor<T, 2, Eigen::RowMajor> y(4, n);
+        for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = T(static_cast<float>(v(g)) / 64);
+        y(0, n - 1) = T(100.0f), y(1, n / 2) = T(-100.0f), y(2, n / 3) = nan, y(3, 0) = T(100.0f);
+        const auto ymax = mixt::eval(mixt::argmax(y, 1));
+        const auto ymin = mixt::eval(mixt::argmin(y, 1));
+        EXPECT_EQ(ymax(0), n - 1) << n;
+        EXPECT_EQ(ymin(1), n / 2) << n;
+        EXPECT_EQ(ymax(2), n / 3) << n;
+        EXPECT_EQ(ymin(2), n / 3) << n;
+        EXPECT_EQ(ymax(3), 0) << n;
+    }
+}
+
+TEST(reduce_eval, first_extreme_index_of_long_rows) {
+    check_first_extreme_index_of_long_rows<Eigen::half>();
+    check_first_extreme_index_of_long_rows<Eigen::bfloat16>();
 }
 
 // Outer-axis argmax/argmin and sums with a few columns (K = 1 to 8, and 3 and 6, whose lanes are 96): each

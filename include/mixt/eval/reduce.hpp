@@ -655,6 +655,13 @@ inline typename Op::lane first_extreme_rows(typename Op::lane best, index_t i, i
     return best;
 }
 
+/// Whether the kernel K converts an f16 or bf16 leaf to float: argmin/argmax of one column then compare the
+/// leaf's bits as order keys (simd::wide::first_extreme_key), 32 at a time, where the leaf is contiguous.
+template <class K>
+inline constexpr bool keyed_leaf_v = false;
+template <class T>
+inline constexpr bool keyed_leaf_v<convert_kernel<float, leaf_kernel<T>>> = is_small_float_v<T>;
+
 /// first_extreme_rows over elements i, i + 1, ... of the kernel K whose run-time values are `args`.
 template <class Op, class A, class K, class... Args>
 MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, index_t i, index_t rows, index_t first,
@@ -662,6 +669,22 @@ MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, ind
     static_assert(Op::indexed && std::is_same_v<A, float>);
     const K k = kernel_from_args<K>(args...);
 #if MIXT_SIMD_AVX512
+    if constexpr (keyed_leaf_v<K>) { // an f16/bf16 leaf contiguous along the row: its bits as 16-bit keys
+        using T = kernel_value_t<std::remove_cvref_t<decltype(k.k)>>;
+        if (k.k.mask == ~index_t{0}) {
+            if (best.i >= 0 && reduce_is_nan(best.v)) return best;
+            constexpr bool is_max = Op::kind == reduce_kind::argmax;
+            const auto bits = [](T v) { return std::bit_cast<std::uint16_t>(v); };
+            const std::int16_t bound = best.i < 0 ? (is_max ? INT16_MIN : INT16_MAX)
+                                                  : simd::wide::small_float_key(bits(static_cast<T>(best.v)));
+            const T* const x = k.k.p + i;
+            const auto found = simd::wide::first_extreme_key<is_max>(
+                reinterpret_cast<const std::uint16_t*>(x), rows * lane_group, bound,
+                bits(std::numeric_limits<T>::infinity()));
+            // The element found is a NaN or beats best (an earlier index) strictly: it replaces it.
+            return found.at < 0 ? best : Op::from(mixt::convert<float>(x[found.at]), first + found.at);
+        }
+    }
     if constexpr (wide_loop_v<A, K>) {
         return first_extreme_rows<Op, 16>(best, i, rows, first, [&](index_t j, f32_vectors<16>::values& x) {
             const auto b = k.wide_at(j);

@@ -18,6 +18,8 @@
 //   mixt::simd::wide::store(q, mixt::simd::wide::convert<float>(x));       // 16 floats
 //   #endif
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -549,6 +551,81 @@ void add_widened_words(I* out, __m512i w) noexcept {
         const __m512i x = Signed ? _mm512_cvtepi16_epi64(part) : _mm512_cvtepu16_epi64(part);
         _mm512_storeu_si512(out + 8 * q, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * q), x));
     }
+}
+
+/// The order key of f16 or bf16 bits (sign and magnitude): for values that are not NaN, keys compare as the
+/// values do, -0 and +0 both 0, from -inf = -(inf bits) to +inf = inf bits.
+inline std::int16_t small_float_key(std::uint16_t bits) noexcept {
+    const auto mag = static_cast<std::int16_t>(bits & 0x7fff);
+    return (bits & 0x8000) != 0 ? static_cast<std::int16_t>(-mag) : mag;
+}
+
+/// What first_extreme_key found: the offset of an element (-1: none), and whether it is a NaN.
+struct extreme_key_found {
+    std::ptrdiff_t at;
+    bool nan;
+};
+
+/// argmax (Max) or argmin over n f16 or bf16 values whose bits are at x (n a multiple of 32; inf: the bits of
+/// +inf, 0x7c00 or 0x7f80): the first NaN if there is one, else the first element whose key (small_float_key)
+/// is the greatest (least) of all, provided it is greater (less) than `bound`; none otherwise. 32 values per
+/// instruction as 16-bit keys: chunks of 1024 values, in L1 once read, are scanned for their extreme key and
+/// whether they hold a NaN; only a chunk whose extreme beats the bound so far is read again, for the first
+/// element of that key (in a long row, few are).
+template <bool Max>
+extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, std::int16_t bound,
+                                    std::uint16_t inf) noexcept {
+    constexpr std::ptrdiff_t chunk = 1024;
+    const __m512i low15 = _mm512_set1_epi16(0x7fff), zero = _mm512_setzero_si512();
+    const __m512i infs = _mm512_set1_epi16(static_cast<short>(inf));
+    const auto key_of = [&](__m512i v) { // -magnitude where the sign bit is set
+        const __m512i mag = _mm512_and_si512(v, low15);
+        return _mm512_mask_sub_epi16(mag, _mm512_movepi16_mask(v), zero, mag);
+    };
+    const auto more = [](__m512i a, __m512i b) { return Max ? _mm512_max_epi16(a, b) : _mm512_min_epi16(a, b); };
+    const auto load = [&](std::ptrdiff_t j) { return _mm512_loadu_si512(x + j); };
+    extreme_key_found found{-1, false};
+    for (std::ptrdiff_t c = 0; c < n; c += chunk) {
+        const std::ptrdiff_t end = std::min(n, c + chunk);
+        __m512i ext[2], mags[2];
+        ext[0] = ext[1] = _mm512_set1_epi16(Max ? INT16_MIN : INT16_MAX);
+        mags[0] = mags[1] = zero;
+        std::ptrdiff_t j = c;
+        for (; j + 64 <= end; j += 64)
+            for (int u = 0; u < 2; ++u) {
+                const __m512i v = load(j + 32 * u);
+                mags[u] = _mm512_max_epu16(mags[u], _mm512_and_si512(v, low15));
+                ext[u] = more(ext[u], key_of(v));
+            }
+        if (j < end) {
+            const __m512i v = load(j);
+            mags[0] = _mm512_max_epu16(mags[0], _mm512_and_si512(v, low15));
+            ext[0] = more(ext[0], key_of(v));
+        }
+        if (_mm512_cmpgt_epu16_mask(_mm512_max_epu16(mags[0], mags[1]), infs) != 0) { // a NaN: the first one
+            for (j = c;; j += 32) {
+                const __mmask32 m = _mm512_cmpgt_epu16_mask(_mm512_and_si512(load(j), low15), infs);
+                if (m != 0) return {j + std::countr_zero(m), true};
+            }
+        }
+        const __m512i e = more(ext[0], ext[1]);
+        const __m512i b = _mm512_set1_epi16(bound);
+        if ((Max ? _mm512_cmpgt_epi16_mask(e, b) : _mm512_cmplt_epi16_mask(e, b)) == 0) continue;
+        alignas(64) std::int16_t keys[32];
+        _mm512_store_si512(keys, e);
+        std::int16_t best = keys[0];
+        for (int h = 1; h < 32; ++h) best = Max ? std::max(best, keys[h]) : std::min(best, keys[h]);
+        const __m512i target = _mm512_set1_epi16(best);
+        for (j = c;; j += 32) {
+            const __mmask32 m = _mm512_cmpeq_epi16_mask(key_of(load(j)), target);
+            if (m != 0) {
+                found.at = j + std::countr_zero(m);
+                break;
+            }
+        }
+        bound = best;
+    }
+    return found;
 }
 
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)

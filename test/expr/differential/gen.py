@@ -18,7 +18,7 @@ Operations whose result is not exactly rounded (exp log sin cos tanh, pow of flo
 * / sqrt abs) are compared within a few ulp, so they are only placed at the root of a tree: below it, a one-ulp
 difference could be amplified without bound (a comparison flips, a cast truncates the other way).
 
-Usage: gen.py --csv promotion_jax_numpy.csv --out DIR [--trees N] [--tus K] [--seed S]
+Usage: gen.py --csv promotion_jax_numpy.csv --out DIR [--trees N] [--take M] [--tus K] [--seed S]
 writes DIR/trees_00.cpp ... DIR/trees_{K-1}.cpp and DIR/coverage.txt.
 """
 
@@ -875,6 +875,8 @@ def main():
     ap.add_argument('--first', type=int, default=0, help='the number of the first tree: a tree depends on the '
                     'seed, its number and the trees generated before it in the run (the operations are balanced '
                     'over a run), so that runs from different first numbers check different trees')
+    ap.add_argument('--take', type=int, default=0, help='keep this many of the trees (0: all), chosen so that '
+                    'they cover every operation, dtype, rank, height and shape the whole run covers')
     ap.add_argument('--tus', type=int, default=8)
     ap.add_argument('--seed', type=int, default=20240601)
     args = ap.parse_args()
@@ -882,19 +884,26 @@ def main():
     lat = Lattice(args.csv)
     gen = Generator(lat, args.seed)
     trees = [gen.tree(i) for i in range(args.first, args.first + args.trees)]
+    if 0 < args.take < len(trees):
+        trees = take_covering(trees, args.take)
 
     os.makedirs(args.out, exist_ok=True)
     per = -(-len(trees) // args.tus)
     for k in range(args.tus):
         chunk = trees[k * per:(k + 1) * per]
-        first = args.first + k * per
-        text = HEADER.format(what=f'seed {args.seed}, trees {first} to {first + len(chunk) - 1}')
+        ids = [t['id'] for t in chunk]
+        what = f'seed {args.seed}, trees {ids[0]} to {ids[-1]}' if ids else f'seed {args.seed}, no trees'
+        if ids and len(ids) != ids[-1] - ids[0] + 1:
+            what += f' ({len(ids)} of them)'
+        text = HEADER.format(what=what)
         text += '\n\n'.join(emit_tree(t) for t in chunk) + '\n'
         write_if_different(os.path.join(args.out, f'trees_{k:02d}.cpp'), text)
     write_if_different(os.path.join(args.out, 'coverage.txt'), coverage(trees, gen))
 
 
-def coverage(trees, gen):
+def counts(trees):
+    """What the trees exercise: the counts that a run must have above 0 (operations, leaf dtypes, literals,
+    cast targets, ranks, heights, shapes), then the node results, the inexact roots and the overflows."""
     ops = {op: 0 for op in OPS}
     leaf_dtypes = {t: 0 for t in CONCRETE}
     results = {t: 0 for t in TAGS}
@@ -951,6 +960,36 @@ def coverage(trees, gen):
             shapes['reduced broadcast trees'] += bc
             shapes['reduced trees of rank 3 or more'] += len(out) >= 3
             shapes[f'reduction pair {t["reduce_pair"]}'] += 1
+    return (ops, leaf_dtypes, lits, casts, ranks, heights, shapes), results, inexact_roots, overflow
+
+
+def covered(trees):
+    """The (kind, key) pairs the trees exercise among those a run must."""
+    required = counts(trees)[0]
+    return {(i, k) for i, d in enumerate(required) for k, v in d.items() if v > 0}
+
+
+def take_covering(trees, take):
+    """`take` of the trees (in their order) that cover what the whole run covers: greedily the tree that adds
+    the most that is not covered yet, then the first of the others."""
+    need = covered(trees)
+    each = [covered([t]) for t in trees]
+    chosen = set()
+    while need and len(chosen) < take:
+        best = max((i for i in range(len(trees)) if i not in chosen), key=lambda i: (len(each[i] & need), -i))
+        if not each[best] & need:
+            break
+        chosen.add(best)
+        need -= each[best]
+    for i in range(len(trees)):
+        if len(chosen) >= take:
+            break
+        chosen.add(i)
+    return [trees[i] for i in sorted(chosen)]
+
+
+def coverage(trees, gen):
+    (ops, leaf_dtypes, lits, casts, ranks, heights, shapes), results, inexact_roots, overflow = counts(trees)
     missing = [k for d in (ops, leaf_dtypes, lits, casts, ranks, heights, shapes) for k, v in d.items() if v == 0]
     if missing:
         sys.exit(f'gen.py: not covered: {missing}')
