@@ -315,6 +315,25 @@ TEST_F(gpu, lowered_expression_reduced) {
     EXPECT_EQ(out.download()(0), want);
 }
 
+// A mixt reduction on the GPU goes through to_eigen (assign refuses it there: compile_fail/reduction_on_gpu.cu):
+// Eigen's reducers with mixt's accumulator dtype, the i16 values of i8 + u8 summed in the default int (i64).
+TEST_F(gpu, mixt_reduction_through_to_eigen) {
+    const auto i8 = make<std::int8_t>(30);
+    const auto u8 = make<std::uint8_t>(31);
+    std::int64_t want = 0;
+    for (Eigen::Index i = 0; i < n; ++i) want += static_cast<std::int16_t>(i8(i) + u8(i));
+    const device_tensor<std::int8_t> da(i8);
+    const device_tensor<std::uint8_t> db(u8);
+    const device_tensor<std::int64_t> out(1);
+    Eigen::TensorMap<Eigen::Tensor<std::int64_t, 0>> total(out.map().data());
+    const auto a = da.map();
+    const auto b = db.map();
+    total.device(*device_) = mixt::to_eigen(mixt::sum(mixt::lazy(a) + b));
+    device_->synchronize();
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(out.download()(0), want);
+}
+
 // mixt's kernel (eval/gpu.hpp) takes three paths: 16-byte loads where every array is contiguous and aligned
 // (the tests above, on cudaMalloc'd memory), one element per thread where a pointer is not aligned, and the
 // strided kernel for broadcast operands and strided destinations. Each against the DefaultDevice.

@@ -402,6 +402,10 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         (void)e;
         (void)device;
     } else if constexpr (detail::has_reduction_v<E>) {
+        static_assert(!detail::gpu_device_v<Device>,
+                      "mixt: assign: mixt's reductions (sum, max, argmax, ...) run on the CPU only, and a GPU's arrays "
+                      "are not in host memory; on an Eigen::GpuDevice, reduce with Eigen's executor: "
+                      "dst.device(gpu) = mixt::to_eigen(e)");
         // The reductions first (each into a tensor of its own result's size), then the elementwise pass.
         assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
         return;
@@ -439,12 +443,18 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     if constexpr (valid && !detail::has_reduction_v<E>) detail::run_checked(dst, e, device);
 }
 
+// eval's result is an array in host memory, which a kernel on a GPU cannot write.
+#define MIXT_EVAL_ON_GPU_MESSAGE                                                                                     \
+    "mixt: eval: the result is allocated in host memory, which a GPU kernel cannot write; on an Eigen::GpuDevice, " \
+    "allocate the result on the device and mixt::assign into a TensorMap of it"
+
 /// Evaluates `e` into a new array of `value_t<E>`, in one pass: an Eigen::Tensor of the broadcast shape, or,
 /// when every operand is an Eigen Dense object, a Dense Array.
 template <class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
 detail::eval_result_t<value_t<E>, E> eval(const E& e, const Device& device = Device{}) {
     using Result = detail::eval_result_t<value_t<E>, E>;
+    static_assert(!detail::gpu_device_v<Device>, MIXT_EVAL_ON_GPU_MESSAGE);
     if constexpr (is_reduction<std::remove_cvref_t<E>>::value)
         return detail::reduce_into_new(e, device);
     else if constexpr (detail::has_reduction_v<E>)
@@ -462,6 +472,7 @@ template <class T, class E, class Device = Eigen::DefaultDevice>
 detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
+    static_assert(!detail::gpu_device_v<Device>, MIXT_EVAL_ON_GPU_MESSAGE);
     static_assert(sizeof(typename detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::type*) > 0);
     if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>() && detail::has_reduction_v<E>)
         return detail::eval_into_new<detail::eval_result_t<T, E>>(detail::materialize(e, device), device);
@@ -472,5 +483,7 @@ detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
 }
 
 } // namespace mixt
+
+#undef MIXT_EVAL_ON_GPU_MESSAGE
 
 #endif // MIXT_EVAL_ASSIGN_HPP
