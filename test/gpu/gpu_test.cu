@@ -296,42 +296,30 @@ TEST_F(gpu, rank_two_row_major) {
     expect_same("i8 * f16 + 2, rank 2 row-major", rows * cols, got, [&](Eigen::Index i) { return want.data()[i]; });
 }
 
-// to_eigen on the GPU: the lowered expression reduced by Eigen's own GPU executor. Integer sums do not depend
+// to_eigen on the GPU, reduced by Eigen's own GPU executor: an Eigen reduction of the lowered expression, and a
+// mixt reduction lowered whole (mixt's accumulator dtype: the i16 values of i8 + u8 summed in the default int,
+// i64; assign refuses a mixt reduction on a GPU: compile_fail/reduction_on_gpu.cu). Integer sums do not depend
 // on the order of the reduction.
 TEST_F(gpu, lowered_expression_reduced) {
     const auto i8 = make<std::int8_t>(24);
     const auto u8 = make<std::uint8_t>(25);
-    const auto lowered = [](const auto& a, const auto& b) { return mixt::to_eigen(mixt::lazy(a) + b).template cast<std::int64_t>().sum(); };
     // The host's sum by a plain loop (Eigen's own host executor does not compile in a .cu file): i8 + u8 is i16.
     std::int64_t want = 0;
     for (Eigen::Index i = 0; i < n; ++i) want += static_cast<std::int16_t>(i8(i) + u8(i));
     const device_tensor<std::int8_t> da(i8);
     const device_tensor<std::uint8_t> db(u8);
-    const device_tensor<std::int64_t> out(1);
-    Eigen::TensorMap<Eigen::Tensor<std::int64_t, 0>> total(out.map().data());
-    total.device(*device_) = lowered(da.map(), db.map());
-    device_->synchronize();
-    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(out.download()(0), want);
-}
-
-// A mixt reduction on the GPU goes through to_eigen (assign refuses it there: compile_fail/reduction_on_gpu.cu):
-// Eigen's reducers with mixt's accumulator dtype, the i16 values of i8 + u8 summed in the default int (i64).
-TEST_F(gpu, mixt_reduction_through_to_eigen) {
-    const auto i8 = make<std::int8_t>(30);
-    const auto u8 = make<std::uint8_t>(31);
-    std::int64_t want = 0;
-    for (Eigen::Index i = 0; i < n; ++i) want += static_cast<std::int16_t>(i8(i) + u8(i));
-    const device_tensor<std::int8_t> da(i8);
-    const device_tensor<std::uint8_t> db(u8);
-    const device_tensor<std::int64_t> out(1);
-    Eigen::TensorMap<Eigen::Tensor<std::int64_t, 0>> total(out.map().data());
     const auto a = da.map();
     const auto b = db.map();
-    total.device(*device_) = mixt::to_eigen(mixt::sum(mixt::lazy(a) + b));
-    device_->synchronize();
-    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(out.download()(0), want);
+    const auto sum_on_device = [&](const auto& reduction) {
+        const device_tensor<std::int64_t> out(1);
+        Eigen::TensorMap<Eigen::Tensor<std::int64_t, 0>> total(out.map().data());
+        total.device(*device_) = reduction;
+        device_->synchronize();
+        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+        return out.download()(0);
+    };
+    EXPECT_EQ(sum_on_device(mixt::to_eigen(mixt::lazy(a) + b).template cast<std::int64_t>().sum()), want);
+    EXPECT_EQ(sum_on_device(mixt::to_eigen(mixt::sum(mixt::lazy(a) + b))), want);
 }
 
 // mixt's kernel (eval/gpu.hpp) takes three paths: 16-byte loads where every array is contiguous and aligned
