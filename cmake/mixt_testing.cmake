@@ -14,6 +14,8 @@
 #       compile AND the compiler output matches <regex> (mixt's own message).
 #   mixt_expect_compiles(<name> CODE <code> | FILE <file> [LIBRARIES ...])
 #       ctest test compiles.<name>: passes only if the snippet compiles.
+#   mixt_add_build_test(<name> <object_target> <case_file> [LABELS <label>...])
+#       The ctest test behind both: compiles the target, checks the outcome (scripts/expect_build.cmake).
 
 include_guard(GLOBAL)
 
@@ -154,18 +156,30 @@ function(_mixt_compile_case kind name)
   _mixt_write_if_different("${params}"
     "set(MIXT_EXPECT ${expect})\nset(MIXT_TARGET ${target})\nset(MIXT_SOURCE [==[${source}]==])\nset(MIXT_REGEX [==[${arg_REGEX}]==])\n${bounds}")
 
-  add_test(NAME ${kind}.${name}
+  mixt_add_build_test(${kind}.${name} ${target} "${params}" LABELS compile_fail)
+endfunction()
+
+# A test that compiles <target> (an OBJECT library) and checks the outcome as the case file <params> says
+# (expect_build.cmake). Under the Ninja generator the test runs the object's compile command itself (`ninja -t
+# commands`, which reads the build files and writes nothing), so cases run in parallel; otherwise it builds the
+# target through `cmake --build`, and two builds of one tree must not run at once (a resource lock).
+function(mixt_add_build_test name target params)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "LABELS")
+  set(direct "")
+  if(CMAKE_GENERATOR STREQUAL "Ninja" AND CMAKE_MAKE_PROGRAM)
+    set(direct -D "MIXT_NINJA=${CMAKE_MAKE_PROGRAM}" -D "MIXT_OBJECT=$<TARGET_OBJECTS:${target}>")
+  endif()
+  add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}
       -D MIXT_BUILD_DIR=${CMAKE_BINARY_DIR}
       -D MIXT_CONFIG=$<CONFIG>
       -D MIXT_CASE=${params}
+      ${direct}
       -P "${_mixt_testing_dir}/scripts/expect_build.cmake")
-  # The cases build targets of this build tree; two builds of one tree must
-  # not run at once.
-  set_tests_properties(${kind}.${name} PROPERTIES
-    LABELS compile_fail
-    RESOURCE_LOCK mixt_build_tree
-    TIMEOUT 600)
+  set_tests_properties(${name} PROPERTIES LABELS "${arg_LABELS}" TIMEOUT 600)
+  if(NOT direct)
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK mixt_build_tree)
+  endif()
 endfunction()
 
 function(mixt_expect_compile_fail name)

@@ -1,6 +1,8 @@
-# cmake -D MIXT_BUILD_DIR=... -D MIXT_CONFIG=... -D MIXT_CASE=<params> -P expect_build.cmake
+# cmake -D MIXT_BUILD_DIR=... -D MIXT_CONFIG=... -D MIXT_CASE=<params> [-D MIXT_NINJA=<ninja> -D MIXT_OBJECT=<o>]
+#       -P expect_build.cmake
 #
-# Builds one compile-test target and checks the outcome. For MIXT_EXPECT=fail
+# Compiles one compile-test target (its object's command under Ninja, else a build of the target) and checks
+# the outcome. For MIXT_EXPECT=fail
 # the build must fail AND its output must match MIXT_REGEX; for
 # MIXT_EXPECT=success the build must succeed.
 include("${MIXT_CASE}")
@@ -9,11 +11,34 @@ set(config_args "")
 if(MIXT_CONFIG)
   set(config_args --config "${MIXT_CONFIG}")
 endif()
-execute_process(
-  COMMAND "${CMAKE_COMMAND}" --build "${MIXT_BUILD_DIR}" --target "${MIXT_TARGET}" ${config_args}
-  RESULT_VARIABLE rc
-  OUTPUT_VARIABLE output
-  ERROR_VARIABLE output)
+if(DEFINED MIXT_NINJA)
+  # The object's own compile command, run here: no build of the tree, so cases run in parallel. The command
+  # is the one ninja would run (`-t commands -s` reads the build files and writes nothing).
+  file(RELATIVE_PATH object "${MIXT_BUILD_DIR}" "${MIXT_OBJECT}")
+  execute_process(
+    COMMAND "${MIXT_NINJA}" -C "${MIXT_BUILD_DIR}" -t commands -s "${object}"
+    RESULT_VARIABLE query_rc
+    OUTPUT_VARIABLE command
+    ERROR_VARIABLE query_error
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT query_rc EQUAL 0 OR command STREQUAL "" OR command MATCHES "\n")
+    message(FATAL_ERROR "mixt_expect: no single compile command for ${object} (${query_rc}): ${command}${query_error}")
+  endif()
+  get_filename_component(object_dir "${MIXT_OBJECT}" DIRECTORY)
+  file(MAKE_DIRECTORY "${object_dir}")
+  execute_process(
+    COMMAND sh -c "${command}"
+    WORKING_DIRECTORY "${MIXT_BUILD_DIR}"
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE output
+    ERROR_VARIABLE output)
+else()
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" --build "${MIXT_BUILD_DIR}" --target "${MIXT_TARGET}" ${config_args}
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE output
+    ERROR_VARIABLE output)
+endif()
 
 if(MIXT_EXPECT STREQUAL "success")
   if(NOT rc EQUAL 0)
