@@ -167,7 +167,8 @@ function(mixt_add_build_test name target params)
   cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "LABELS")
   set(direct "")
   if(CMAKE_GENERATOR STREQUAL "Ninja" AND CMAKE_MAKE_PROGRAM)
-    set(direct -D "MIXT_NINJA=${CMAKE_MAKE_PROGRAM}" -D "MIXT_OBJECT=$<TARGET_OBJECTS:${target}>")
+    set(direct -D "MIXT_NINJA=${CMAKE_MAKE_PROGRAM}" -D "MIXT_OBJECT=$<TARGET_OBJECTS:${target}>"
+               -D "MIXT_INCLUDE_DIR=${PROJECT_SOURCE_DIR}/include")
   endif()
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}

@@ -19,6 +19,9 @@ endfunction()
 _mixt_reduce_case(reduce.argmax_of_complex
   "(void)(mixt::argmax(t<c64>));"
   "mixt: argmin/argmax: the operand is complex")
+_mixt_reduce_case(reduce.eval_of_argmax_of_complex
+  "auto r = mixt::eval(mixt::argmax(t<c64>)); (void)r;"
+  "mixt: argmin/argmax: the operand is complex")
 _mixt_reduce_case(reduce.mean_into_an_integer_dtype
   "(void)(mixt::mean<std::int32_t>(t<float>));"
   "mixt: mean<T>: T .the template argument. must be a floating or complex dtype")

@@ -384,7 +384,8 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
     constexpr bool same_rank = Ex::rank == detail::array_traits<D>::rank;
-    constexpr bool same_layout = Ex::rank < 2 || Ex::layout == detail::array_traits<D>::layout;
+    // (A layout of -2, row- and column-major operands mixed, is already an error where e was built.)
+    constexpr bool same_layout = Ex::rank < 2 || Ex::layout == -2 || Ex::layout == detail::array_traits<D>::layout;
     constexpr bool converts = detail::assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>();
     constexpr bool writable = !(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>);
     static_assert(same_rank, "mixt: assign: the destination's rank differs from the expression's");
@@ -396,7 +397,8 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     static_assert(detail::writable_destination_v<D>,
                   "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
     // After an error above, nothing below is compiled (it would only add errors of its own).
-    constexpr bool valid = same_rank && same_layout && converts && writable && detail::writable_destination_v<D>;
+    constexpr bool valid =
+        same_rank && same_layout && converts && writable && detail::writable_destination_v<D> && detail::well_formed_v<E>;
     if constexpr (!valid) {
         (void)dst;
         (void)e;
@@ -455,7 +457,9 @@ template <class E, class Device = Eigen::DefaultDevice>
 detail::eval_result_t<value_t<E>, E> eval(const E& e, const Device& device = Device{}) {
     using Result = detail::eval_result_t<value_t<E>, E>;
     static_assert(!detail::gpu_device_v<Device>, MIXT_EVAL_ON_GPU_MESSAGE);
-    if constexpr (is_reduction<std::remove_cvref_t<E>>::value)
+    if constexpr (!detail::well_formed_v<E>)
+        return Result{}; // after mixt's error where e was built: nothing else to report
+    else if constexpr (is_reduction<std::remove_cvref_t<E>>::value)
         return detail::reduce_into_new(e, device);
     else if constexpr (detail::has_reduction_v<E>)
         return detail::eval_into_new<Result>(detail::materialize(e, device), device);
@@ -474,7 +478,9 @@ detail::eval_result_t<T, E> eval(const E& e, const Device& device = Device{}) {
     using policy = detail::policy_or_default<typename Ex::policy>;
     static_assert(!detail::gpu_device_v<Device>, MIXT_EVAL_ON_GPU_MESSAGE);
     static_assert(sizeof(typename detail::check_evaluable<policy, typename Ex::tag, tag_of_t<T>>::type*) > 0);
-    if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>() && detail::has_reduction_v<E>)
+    if constexpr (!detail::well_formed_v<E>)
+        return detail::eval_result_t<T, E>{}; // after mixt's error where e was built
+    else if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>() && detail::has_reduction_v<E>)
         return detail::eval_into_new<detail::eval_result_t<T, E>>(detail::materialize(e, device), device);
     else if constexpr (detail::assignable<policy, typename Ex::tag, tag_of_t<T>>())
         return detail::eval_into_new<detail::eval_result_t<T, E>>(e, device);

@@ -327,6 +327,21 @@ template <class E>
 using tag_t = typename std::remove_cvref_t<E>::tag;
 
 namespace detail {
+/// Whether E was built without a compile error: false where an operation is not defined for its operands'
+/// dtypes or where row- and column-major operands of rank 2 meet (node), or where a reduction is refused
+/// (expr/reduce.hpp). mixt's message is then already given; eval, assign and to_eigen compile nothing more for
+/// E, so that it stays the only error.
+template <class E>
+struct well_formed : std::true_type {};
+template <class Op, class... Cs>
+struct well_formed<node<Op, Cs...>>
+    : std::bool_constant<common_layout<std::remove_cvref_t<Cs>...>() != -2 &&
+                         ::mixt::op::defined_v<Op, policy_or_default<common_policy_t<typename std::remove_cvref_t<Cs>::policy...>>,
+                                               typename std::remove_cvref_t<Cs>::tag...> &&
+                         (well_formed<std::remove_cvref_t<Cs>>::value && ...)> {};
+template <class E>
+inline constexpr bool well_formed_v = well_formed<std::remove_cvref_t<E>>::value;
+
 // The two walks over an expression's leaves, depth-first and left to right (the order of kernel_args'
 // pointers, of leaf_views_of and of the GPU's device nodes); literals, scalars and reductions have none.
 // The questions asked of the leaves' types (bytes per element, whether there is one, whether every one is

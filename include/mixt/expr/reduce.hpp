@@ -169,6 +169,20 @@ struct reduction : expression<reduction<K, C, N, Keep, Given>> {
     std::array<int, N> axes;
 };
 
+namespace detail {
+/// Whether reduction K of C is refused (an error in make_reduction): mean<T> of a bool or integer T, argmin or
+/// argmax of a complex operand.
+template <reduce_kind K, bool Given, class Cx>
+inline constexpr bool refused_reduction_v =
+    (K == reduce_kind::mean && Given &&
+     (kind(tag_of_t<value_t<Cx>>::value) == dtype_kind::boolean || is_integer_kind(tag_of_t<value_t<Cx>>::value))) ||
+    ((K == reduce_kind::argmin || K == reduce_kind::argmax) && kind(tag_of_t<value_t<Cx>>::value) == dtype_kind::complex);
+
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given>
+struct well_formed<reduction<K, C, N, Keep, Given>>
+    : std::bool_constant<well_formed<std::remove_cvref_t<C>>::value && !refused_reduction_v<K, Given, std::remove_cvref_t<C>>> {};
+} // namespace detail
+
 template <class T>
 struct is_reduction : std::false_type {};
 template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given>
@@ -227,16 +241,15 @@ auto make_reduction(X&& x, const std::array<int, N>& axes) {
     } else if constexpr (static_cast<int>(N) > R) {
         static_assert(std::is_void_v<typename reduction_error::more_axes_than_the_operand_has<N, R>::type>);
         return 0;
-    } else if constexpr (K == reduce_kind::mean && Given &&
-                         (kind(tag_of_t<value_t<Cx>>::value) == dtype_kind::boolean ||
-                          detail::is_integer_kind(tag_of_t<value_t<Cx>>::value))) {
-        static_assert(std::is_void_v<typename reduction_error::mean_needs_an_inexact_dtype<tag_of_t<value_t<Cx>>>::type>);
-        return 0;
-    } else if constexpr ((K == reduce_kind::argmin || K == reduce_kind::argmax) &&
-                         kind(tag_of_t<value_t<Cx>>::value) == dtype_kind::complex) {
-        static_assert(std::is_void_v<typename reduction_error::complex_has_no_order<tag_of_t<value_t<Cx>>>::type>);
-        return 0;
     } else {
+        // A refused reduction of an operand with arrays is still returned, after its error: well_formed is false
+        // for it, so that evaluating it compiles nothing more.
+        if constexpr (!refused_reduction_v<K, Given, Cx>) {
+        } else if constexpr (K == reduce_kind::mean) {
+            static_assert(std::is_void_v<typename reduction_error::mean_needs_an_inexact_dtype<tag_of_t<value_t<Cx>>>::type>);
+        } else {
+            static_assert(std::is_void_v<typename reduction_error::complex_has_no_order<tag_of_t<value_t<Cx>>>::type>);
+        }
         return reduction<K, C, N, Keep, Given>{
             {}, as_operand(static_cast<X&&>(x)), normalize_axes<N>(axes, R, reduce_name(K))};
     }
