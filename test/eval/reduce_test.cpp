@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -435,6 +436,57 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
             const float mn = mixt::eval(mixt::min(mixt::lazy(no_nan) * -1.0f))();
             EXPECT_EQ(std::bit_cast<std::uint32_t>(mn), 0x80000000u);
         }
+    }
+}
+
+// min as reduce_op combines (model_max's mirror).
+float model_min(float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    const bool b_smaller = b < a || (a == b && std::signbit(b) && !std::signbit(a));
+    return b_smaller ? b : a;
+}
+
+// min/max of f32 rows through the lanes in registers (integer keys, the first NaN kept): streams of three
+// blocks and a tail whose values make each part of the order count: all negative, all positive, only -0, zeros
+// of both signs, infinities, a NaN of either sign in the first or the last block. The plain leaf and the leaf times 1
+// (the kernel's batches), both directions, against the fold written out (model_fold), bit for bit.
+TEST(reduce_eval, float_extremes_with_and_without_nan) {
+    constexpr Eigen::Index n = 3 * 4096 + 77;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float positive_nan = std::bit_cast<float>(0x7fc00005u), negative_nan = std::bit_cast<float>(0xffc00007u);
+    std::mt19937 g(21);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-20, 20);
+    std::vector<float> random(static_cast<std::size_t>(n));
+    for (float& v : random) v = std::ldexp(d(g), e(g));
+    const std::vector<std::pair<const char*, std::function<float(std::size_t, float)>>> cases = {
+        {"mixed signs", [](std::size_t, float v) { return v; }},
+        {"all negative", [](std::size_t, float v) { return -std::fabs(v) - 1e-30f; }},
+        {"all positive", [](std::size_t, float v) { return std::fabs(v) + 1e-30f; }},
+        {"negative and -0", [](std::size_t i, float v) { return i % 5 == 0 ? -0.0f : -std::fabs(v) - 1e-30f; }},
+        {"positive and +0", [](std::size_t i, float v) { return i % 5 == 0 ? 0.0f : std::fabs(v) + 1e-30f; }},
+        {"only -0", [](std::size_t, float) { return -0.0f; }},
+        {"zeros of both signs", [](std::size_t i, float) { return i % 3 == 0 ? 0.0f : -0.0f; }},
+        {"one +0 among -0", [](std::size_t i, float) { return i == 9000 ? 0.0f : -0.0f; }},
+        {"infinities", [&](std::size_t i, float v) { return i % 7 == 0 ? inf : i % 7 == 1 ? -inf : v; }},
+        {"a positive NaN in the last block", [&](std::size_t i, float v) { return i == 12300 ? positive_nan : v; }},
+        {"a negative NaN in the first block", [&](std::size_t i, float v) { return i == 100 ? negative_nan : v; }},
+        {"a negative NaN, then a positive one", [&](std::size_t i, float v) {
+             return i == 5000 ? negative_nan : i == 9000 ? positive_nan : v;
+         }},
+    };
+    for (const auto& [what, make] : cases) {
+        SCOPED_TRACE(what);
+        std::vector<float> stream(random.size());
+        for (std::size_t i = 0; i < stream.size(); ++i) stream[i] = make(i, random[i]);
+        const Eigen::TensorMap<Eigen::Tensor<const float, 1>> x(stream.data(), n);
+        const float want_max = model_fold(stream, -inf, model_max), want_min = model_fold(stream, inf, model_min);
+        const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+        EXPECT_EQ(bits(mixt::eval(mixt::max(x))()), bits(want_max));
+        EXPECT_EQ(bits(mixt::eval(mixt::max(mixt::lazy(x) * 1.0f))()), bits(want_max));
+        EXPECT_EQ(bits(mixt::eval(mixt::min(x))()), bits(want_min));
+        EXPECT_EQ(bits(mixt::eval(mixt::min(mixt::lazy(x) * 1.0f))()), bits(want_min));
     }
 }
 
