@@ -97,6 +97,9 @@ _mixt_expr_case(eval.eval_of_a_layout_mismatch
 _mixt_expr_case(eval.assign_of_a_layout_mismatch
   "void f() { mixt::assign(t<float, 2>, mixt::lazy(t<float, 2>) + t<Eigen::half, 2, Eigen::RowMajor>); }"
   "mixt: the operands of an expression mix row-major and column-major arrays of rank 2 or more")
+_mixt_expr_case(eval.to_eigen_of_a_layout_mismatch
+  "void f() { auto e = mixt::to_eigen(mixt::lazy(t<float, 2>) + t<Eigen::half, 2, Eigen::RowMajor>); (void)e; }"
+  "mixt: the operands of an expression mix row-major and column-major arrays of rank 2 or more")
 _mixt_expr_case(eval.eval_of_float_bitwise_and
   "void f() { auto r = mixt::eval(mixt::lazy(t<float>) & t<float>); (void)r; }"
   "${_not_defined}" "not_defined_for_dtype<mixt::op::bit_and, mixt::dtype_tag<mixt::dtype::float32>")

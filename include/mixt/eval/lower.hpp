@@ -432,7 +432,9 @@ auto lower_reduction(const Red& r) {
 template <class E>
     requires mixt_expression<E>
 auto to_eigen(const E& e) {
-    if constexpr (detail::lowerable_reduction<std::remove_cvref_t<E>>::value) {
+    if constexpr (!detail::well_formed_v<E>) {
+        return 0; // after mixt's error where e was built (expression.hpp, well_formed): nothing else to report
+    } else if constexpr (detail::lowerable_reduction<std::remove_cvref_t<E>>::value) {
         return detail::lower_reduction(e);
     } else if constexpr (detail::has_reduction_v<E>) {
         static_assert(sizeof(typename detail::lowering_error::reduction_operand<std::remove_cvref_t<E>>::type*) > 0);
