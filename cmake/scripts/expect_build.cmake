@@ -28,12 +28,12 @@ if(DEFINED MIXT_NINJA)
   # makes it, as it makes every other test): GCC takes a stale one without a word.
   if(command MATCHES "-include ([^ ]+/cmake_pch\\.hxx)" AND DEFINED MIXT_INCLUDE_DIR)
     set(pch_header "${CMAKE_MATCH_1}")
+    file(GLOB_RECURSE headers "${MIXT_INCLUDE_DIR}/*.hpp")
     foreach(pch IN ITEMS "${pch_header}.gch" "${pch_header}.pch")
       if(NOT IS_ABSOLUTE "${pch}")
         set(pch "${MIXT_BUILD_DIR}/${pch}")
       endif()
       if(EXISTS "${pch}")
-        file(GLOB_RECURSE headers "${MIXT_INCLUDE_DIR}/*.hpp")
         foreach(header IN LISTS headers)
           if("${header}" IS_NEWER_THAN "${pch}")
             message(FATAL_ERROR "mixt_expect: ${header} is newer than the precompiled header ${pch}: build first "

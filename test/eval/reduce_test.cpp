@@ -439,13 +439,9 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
     }
 }
 
-// min as reduce_op combines (model_max's mirror).
-float model_min(float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
-    const bool b_smaller = b < a || (a == b && std::signbit(b) && !std::signbit(a));
-    return b_smaller ? b : a;
-}
+// min as reduce_op combines: model_max of the negated values, negated (a sign flip, exact for every value,
+// NaNs' bits included; -0 < +0 becomes +0 > -0).
+float model_min(float a, float b) { return -model_max(-a, -b); }
 
 // min/max of f32 rows through the lanes in registers (integer keys, the first NaN kept): streams of three
 // blocks and a tail whose values make each part of the order count: all negative, all positive, only -0, zeros

@@ -244,12 +244,10 @@ auto make_reduction(X&& x, const std::array<int, N>& axes) {
     } else {
         // A refused reduction of an operand with arrays is still returned, after its error: well_formed is false
         // for it, so that evaluating it compiles nothing more.
-        if constexpr (!refused_reduction_v<K, Given, Cx>) {
-        } else if constexpr (K == reduce_kind::mean) {
+        if constexpr (refused_reduction_v<K, Given, Cx> && K == reduce_kind::mean)
             static_assert(std::is_void_v<typename reduction_error::mean_needs_an_inexact_dtype<tag_of_t<value_t<Cx>>>::type>);
-        } else {
+        else if constexpr (refused_reduction_v<K, Given, Cx>)
             static_assert(std::is_void_v<typename reduction_error::complex_has_no_order<tag_of_t<value_t<Cx>>>::type>);
-        }
         return reduction<K, C, N, Keep, Given>{
             {}, as_operand(static_cast<X&&>(x)), normalize_axes<N>(axes, R, reduce_name(K))};
     }
