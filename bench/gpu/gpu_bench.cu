@@ -2,7 +2,7 @@
 // Variants, each timed on the same device arrays:
 //   mixt        mixt::assign(out, e, gpu_device): mixt's own kernel (include/mixt/eval/gpu.hpp);
 //   eigen_cast  the Eigen Tensor expression with .cast<>() on the same GpuDevice (Eigen's executor);
-//   hand        a hand-written kernel: V elements per thread through 16-byte loads and stores, CUDA's own
+//   hand        a hand-written kernel: V elements per thread, 16 bytes of the widest operand in one access, CUDA's own
 //               conversions, nvcc's default -fmad;
 //   copy        cudaMemcpyAsync device to device of the result's bytes (read and write: 2x the bytes).
 // GB/s count every input element once and the result once (the suite's traffic count). Before any timing,
@@ -27,6 +27,7 @@
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -100,10 +101,10 @@ std::vector<T> make(index_t n, std::uint64_t seed) {
     return v;
 }
 
-// --- The hand-written kernel: V elements per thread, 16-byte accesses -----------------------------------
+// --- The hand-written kernel: V elements per thread, one access per operand ------------------------------
 
 template <class T, int V>
-struct alignas(16) pack {
+struct alignas(sizeof(T) * V) pack { // one access of V elements (at most 16 bytes)
     T v[V];
 };
 
@@ -142,11 +143,11 @@ __global__ void hand_kernel(R* r, index_t n, F f, const A* a, const B* b, const 
     if (t < n) r[t] = f(a[t], b[t], c3[t]);
 }
 
-// Elements per thread: mixt's rule for its own kernel (16 bytes of the narrowest operand, at most 64 of the
-// widest), so that the two kernels differ in their code, not in their shape.
+// Elements per thread: mixt's rule for its own kernel (16 bytes of the widest operand), so that the two
+// kernels differ in their code, not in their shape.
 template <class R, class... T>
 constexpr int hand_lanes() {
-    return mixt::detail::gpu::lanes_for_sizes(std::min({sizeof(R), sizeof(T)...}), std::max({sizeof(R), sizeof(T)...}));
+    return mixt::detail::gpu::lanes_for_size(std::max({sizeof(R), sizeof(T)...}));
 }
 
 // --- The rows ---------------------------------------------------------------------------------------------
@@ -396,7 +397,7 @@ row_result run_row(index_t n, const Eigen::GpuDevice& device, int rounds, int re
         auto run_mixt = [&] { std::apply([&](const auto&... m) { mixt::assign(r.map(), X::expression(m...), device); }, maps); };
         auto run_eigen = [&] { std::apply([&](const auto&... m) { r.map().device(device) = X::eigen(m...); }, maps); };
         constexpr int V = hand_lanes<R, T...>();
-        const unsigned blocks = static_cast<unsigned>(device.getNumGpuMultiProcessors() * (device.maxGpuThreadsPerMultiProcessor() / 256));
+        const unsigned blocks = mixt::detail::gpu::blocks_for(n / V, 256); // one pack per thread, as mixt
         auto run_hand = [&] {
             std::apply([&](const auto&... d) { hand_kernel<V><<<blocks, 256, 0, device.stream()>>>(r.p, n, typename X::hand{}, d.p...); }, dev);
         };
@@ -429,6 +430,196 @@ row_result run_row(index_t n, const Eigen::GpuDevice& device, int rounds, int re
         out.copy = 2.0 * static_cast<double>(r.bytes()) / copy_s * 1e-9;
         return out;
     }(static_cast<typename X::inputs*>(nullptr));
+}
+
+// --- B1-B4 and R1-R6: broadcasting and reductions at the suite's shapes ----------------------------------
+
+// Finite values of every magnitude (a sum of a NaN would check nothing).
+template <class T>
+std::vector<T> make_finite(index_t n, std::uint64_t seed) {
+    std::vector<T> v = make<T>(n, seed);
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+        for (index_t i = 0; i < n; ++i)
+            if (!std::isfinite(static_cast<float>(v[static_cast<std::size_t>(i)]))) v[static_cast<std::size_t>(i)] = T(0.5f);
+    return v;
+}
+
+template <class T, int R>
+using rm_tensor = Eigen::Tensor<T, R, Eigen::RowMajor>;
+template <class T, int R>
+using rm_map = Eigen::TensorMap<Eigen::Tensor<T, R, Eigen::RowMajor>>;
+template <class T, int R>
+using rm_cmap = Eigen::TensorMap<const Eigen::Tensor<const T, R, Eigen::RowMajor>>;
+template <class T, int R>
+rm_tensor<T, R> shaped(std::uint64_t seed, const Eigen::DSizes<index_t, R>& dims) {
+    rm_tensor<T, R> t(dims);
+    const auto v = make_finite<T>(t.size(), seed);
+    std::copy(v.begin(), v.end(), t.data());
+    return t;
+}
+using d1 = Eigen::DSizes<index_t, 1>;
+using d2 = Eigen::DSizes<index_t, 2>;
+using d3 = Eigen::DSizes<index_t, 3>;
+using ax1 = Eigen::array<index_t, 1>;
+using ax2 = Eigen::array<index_t, 2>;
+using ax3 = Eigen::array<index_t, 3>;
+
+struct b1 {
+    static constexpr const char* id = "B1";
+    static constexpr const char* text = "(u8 / 255 - mean) / std, [1080, 1920, 3] and [3]";
+    static auto inputs() {
+        auto mean = shaped<float, 1>(3, d1(3)), sd = shaped<float, 1>(4, d1(3));
+        for (int c = 0; c < 3; ++c) sd(c) = 0.25f + 0.125f * static_cast<float>(c);
+        return std::make_tuple(shaped<std::uint8_t, 3>(2, d3(1080, 1920, 3)), mean, sd);
+    }
+    static auto expression(const auto& img, const auto& mean, const auto& sd) { return (mixt::lazy(img) / 255 - mean) / sd; }
+    static auto eigen(const auto& img, const auto& mean, const auto& sd) {
+        const ax3 b{1080, 1920, 1};
+        return (img.template cast<float>() / 255.0f - mean.reshape(ax3{1, 1, 3}).broadcast(b)) / sd.reshape(ax3{1, 1, 3}).broadcast(b);
+    }
+};
+struct b2 {
+    static constexpr const char* id = "B2";
+    static constexpr const char* text = "f32 + f16, [4096, 4096] + [4096]";
+    static auto inputs() { return std::make_tuple(shaped<float, 2>(5, d2(4096, 4096)), shaped<f16, 1>(6, d1(4096))); }
+    static auto expression(const auto& a, const auto& b) { return mixt::lazy(a) + b; }
+    static auto eigen(const auto& a, const auto& b) { return a + b.template cast<float>().reshape(ax2{1, 4096}).broadcast(ax2{4096, 1}); }
+};
+struct b3 {
+    static constexpr const char* id = "B3";
+    static constexpr const char* text = "i8 * f16, [4096, 4096] * [4096, 1]";
+    static auto inputs() { return std::make_tuple(shaped<std::int8_t, 2>(7, d2(4096, 4096)), shaped<f16, 2>(8, d2(4096, 1))); }
+    static auto expression(const auto& a, const auto& b) { return mixt::lazy(a) * b; }
+    static auto eigen(const auto& a, const auto& b) { return a.template cast<f16>() * b.broadcast(ax2{1, 4096}); }
+};
+struct b4 {
+    static constexpr const char* id = "B4";
+    static constexpr const char* text = "f32 * bf16, [4096, 1] * [1, 4096]";
+    static auto inputs() { return std::make_tuple(shaped<float, 2>(9, d2(4096, 1)), shaped<bf16, 2>(10, d2(1, 4096))); }
+    static auto expression(const auto& a, const auto& b) { return mixt::lazy(a) * b; }
+    static auto eigen(const auto& a, const auto& b) { return a.broadcast(ax2{1, 4096}) * b.template cast<float>().broadcast(ax2{4096, 1}); }
+};
+struct r1 {
+    static constexpr const char* id = "R1";
+    static constexpr const char* text = "sum(f16 * bf16), 16M";
+    static auto inputs() { return std::make_tuple(shaped<f16, 1>(11, d1(16777216)), shaped<bf16, 1>(12, d1(16777216))); }
+    static auto expression(const auto& a, const auto& b) { return mixt::sum(mixt::lazy(a) * b); }
+    static auto eigen(const auto& a, const auto& b) { return (a.template cast<float>() * b.template cast<float>()).sum(); }
+};
+struct r2 {
+    static constexpr const char* id = "R2";
+    static constexpr const char* text = "mean(u8 image, axes {0, 1}), [1080, 1920, 3]";
+    static auto inputs() { return std::make_tuple(shaped<std::uint8_t, 3>(13, d3(1080, 1920, 3))); }
+    static auto expression(const auto& img) { return mixt::mean(img, {0, 1}); }
+    static auto eigen(const auto& img) { return img.template cast<float>().mean(ax2{0, 1}); }
+};
+struct r3 {
+    static constexpr const char* id = "R3";
+    static constexpr const char* text = "sum(i8 * f16 scale, axis 1), [4096, 4096] * [4096, 1]";
+    static auto inputs() { return std::make_tuple(shaped<std::int8_t, 2>(14, d2(4096, 4096)), shaped<f16, 2>(15, d2(4096, 1))); }
+    static auto expression(const auto& q, const auto& s) { return mixt::sum(mixt::lazy(q) * s, 1); }
+    static auto eigen(const auto& q, const auto& s) {
+        return (q.template cast<float>() * s.template cast<float>().broadcast(ax2{1, 4096})).sum(ax1{1}).template cast<f16>();
+    }
+};
+struct r4 {
+    static constexpr const char* id = "R4";
+    static constexpr const char* text = "sum(W_i8 * s_f16 * x_f32, axis 1), [4096, 4096], [4096, 1], [1, 4096]";
+    static auto inputs() {
+        return std::make_tuple(shaped<std::int8_t, 2>(16, d2(4096, 4096)), shaped<f16, 2>(17, d2(4096, 1)), shaped<float, 2>(18, d2(1, 4096)));
+    }
+    static auto expression(const auto& w, const auto& s, const auto& x) { return mixt::sum(mixt::lazy(w) * s * x, 1); }
+    static auto eigen(const auto& w, const auto& s, const auto& x) {
+        return (w.template cast<float>() * s.template cast<float>().broadcast(ax2{1, 4096}) * x.broadcast(ax2{4096, 1})).sum(ax1{1});
+    }
+};
+struct r5 {
+    static constexpr const char* id = "R5";
+    static constexpr const char* text = "max(abs(f32 - bf16)), 16M";
+    static auto inputs() { return std::make_tuple(shaped<float, 1>(19, d1(16777216)), shaped<bf16, 1>(20, d1(16777216))); }
+    static auto expression(const auto& a, const auto& b) { return mixt::max(mixt::abs(mixt::lazy(a) - b)); }
+    static auto eigen(const auto& a, const auto& b) { return (a - b.template cast<float>()).abs().maximum(); }
+};
+struct r6 {
+    static constexpr const char* id = "R6";
+    static constexpr const char* text = "argmax(f16 logits, axis 1), [4096, 4096]";
+    static auto inputs() { return std::make_tuple(shaped<f16, 2>(21, d2(4096, 4096))); }
+    static auto expression(const auto& x) { return mixt::argmax(x, 1); }
+    static auto eigen(const auto& x) { return x.template cast<float>().argmax(1); }
+};
+
+template <class T>
+struct device_copy {
+    T* p = nullptr;
+    std::size_t bytes;
+    explicit device_copy(const T* h, index_t n) : bytes(sizeof(T) * static_cast<std::size_t>(n > 0 ? n : 1)) {
+        check_cuda(cudaMalloc(reinterpret_cast<void**>(&p), bytes), "cudaMalloc");
+        if (h != nullptr) check_cuda(cudaMemcpy(p, h, bytes, cudaMemcpyHostToDevice), "upload");
+    }
+    device_copy(const device_copy&) = delete;
+    device_copy& operator=(const device_copy&) = delete;
+    ~device_copy() { cudaFree(p); }
+};
+
+/// A row of fixed shapes: mixt's result against the CPU's exactly (the NaN contract), Eigen's (where its GPU
+/// executor takes the expression) reported where it differs by more than 1e-3 relative; GB/s of every input
+/// element once and the result once, and of a device-to-device copy of the largest input.
+template <class X>
+row_result run_shaped(const Eigen::GpuDevice& device, int rounds, int reps) {
+    row_result out;
+    out.id = X::id;
+    out.text = X::text;
+    const auto host = X::inputs();
+    const auto want = std::apply([](const auto&... h) { return mixt::eval(X::expression(h...)); }, host);
+    using W = std::remove_cvref_t<decltype(want)>;
+    using R = typename W::Scalar;
+    constexpr int RO = W::NumDimensions;
+    const auto dev = std::apply([](const auto&... h) {
+        return std::make_tuple(std::make_unique<device_copy<typename std::remove_cvref_t<decltype(h)>::Scalar>>(h.data(), h.size())...);
+    }, host);
+    const auto maps = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::make_tuple(rm_cmap<typename std::remove_cvref_t<decltype(std::get<I>(host))>::Scalar,
+                                       std::remove_cvref_t<decltype(std::get<I>(host))>::NumDimensions>(
+            std::get<I>(dev)->p, std::get<I>(host).dimensions())...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(host)>>>{});
+    device_copy<R> r(nullptr, want.size());
+    rm_map<R, RO> result(r.p, want.dimensions());
+    double bytes = static_cast<double>(want.size()) * sizeof(R), largest = 0;
+    std::apply([&](const auto&... h) { ((bytes += static_cast<double>(h.size()) * sizeof(typename std::remove_cvref_t<decltype(h)>::Scalar)), ...); }, host);
+    std::apply([&](const auto&... h) { ((largest = std::max(largest, static_cast<double>(h.size()) * sizeof(typename std::remove_cvref_t<decltype(h)>::Scalar))), ...); }, host);
+    const cudaStream_t stream = device.stream();
+    const auto download = [&] {
+        std::vector<R> v(static_cast<std::size_t>(want.size()));
+        check_cuda(cudaMemcpy(v.data(), r.p, sizeof(R) * v.size(), cudaMemcpyDeviceToHost), "download");
+        return v;
+    };
+    const std::vector<R> want_v(want.data(), want.data() + want.size());
+    auto run_mixt = [&] { std::apply([&](const auto&... m) { mixt::assign(result, X::expression(m...), device); }, maps); };
+    run_mixt();
+    check_cuda(cudaStreamSynchronize(stream), "mixt");
+    if (const index_t bad = mismatches(download(), want_v, 0.0); bad != 0) {
+        out.mixt_ok = false;
+        out.notes += "mixt WRONG in " + std::to_string(bad) + " elements; ";
+    }
+    out.mixt = bytes / time_on(stream, run_mixt, rounds, reps) * 1e-9;
+    auto run_eigen = [&] {
+        std::apply([&](const auto&... m) {
+            if constexpr (std::is_same_v<R, std::int64_t>) // argmax: Eigen's index type
+                result.device(device) = X::eigen(m...).template cast<std::int64_t>();
+            else
+                result.device(device) = X::eigen(m...);
+        }, maps);
+    };
+    run_eigen();
+    check_cuda(cudaStreamSynchronize(stream), "eigen_cast");
+    if (const index_t e = mismatches(download(), want_v, 1e-3); e != 0) out.notes += "eigen_cast differs in " + std::to_string(e) + "; ";
+    out.eigen = bytes / time_on(stream, run_eigen, rounds, reps) * 1e-9;
+    device_copy<unsigned char> a(nullptr, static_cast<index_t>(largest)), b(nullptr, static_cast<index_t>(largest));
+    const double copy_s = time_on(stream, [&] {
+        check_cuda(cudaMemcpyAsync(a.p, b.p, static_cast<std::size_t>(largest), cudaMemcpyDeviceToDevice, stream), "copy");
+    }, rounds, reps);
+    out.copy = 2.0 * largest / copy_s * 1e-9;
+    return out;
 }
 
 } // namespace
@@ -470,6 +661,17 @@ int main(int argc, char** argv) {
     rows.push_back(run_row<e10>(n, device, rounds, reps));
     rows.push_back(run_row<e11>(n, device, rounds, reps));
     rows.push_back(run_row<e12>(n, device, rounds, reps));
+    std::vector<row_result> shaped_rows;
+    shaped_rows.push_back(run_shaped<b1>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<b2>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<b3>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<b4>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r1>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r2>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r3>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r4>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r5>(device, rounds, reps));
+    shaped_rows.push_back(run_shaped<r6>(device, rounds, reps));
 
     std::ostringstream t;
     t << "GPU: " << prop.name << ", " << n << " elements, GB/s (inputs once + result once), median of " << rounds
@@ -482,6 +684,16 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, "| %s | `%s` | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %s |\n", r.id.c_str(),
                       r.text.c_str(), r.mixt, r.eigen, r.hand, r.copy, r.mixt / r.copy, r.mixt / r.eigen, r.mixt / r.hand,
                       r.notes.empty() ? "" : r.notes.c_str());
+        t << buf;
+        ok = ok && r.mixt_ok;
+    }
+    t << "\nB1-B4 (broadcasting) and R1-R6 (reductions) at the suite's shapes: GB/s of every input element once and "
+         "the result once; copy: a device-to-device copy of the largest input\n\n";
+    t << "| id | expression | mixt | eigen_cast | copy | mixt/copy | mixt/eigen | notes |\n";
+    t << "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : shaped_rows) {
+        std::snprintf(buf, sizeof buf, "| %s | `%s` | %.0f | %.0f | %.0f | %.2f | %.2f | %s |\n", r.id.c_str(), r.text.c_str(),
+                      r.mixt, r.eigen, r.copy, r.mixt / r.copy, r.mixt / r.eigen, r.notes.empty() ? "" : r.notes.c_str());
         t << buf;
         ok = ok && r.mixt_ok;
     }

@@ -318,6 +318,12 @@ TEST(reduce_eval, reductions_feed_elementwise_work) {
     // any/all of comparisons.
     EXPECT_TRUE(mixt::eval(mixt::any(mixt::lazy(x) > 4.9f))() == (mixt::eval(mixt::max(x))() > 4.9f));
     EXPECT_TRUE(mixt::eval(mixt::all(mixt::lazy(x) > -5.f))());
+    // An expression whose arrays are all inside reductions evaluates to a tensor of the result's shape (it
+    // gave a Dense Array of the wrong shape).
+    const auto twice = mixt::eval(mixt::sum(x, 1) * 2);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(twice)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    const auto once = mixt::eval(mixt::sum(x, 1));
+    for (Eigen::Index i = 0; i < 4; ++i) EXPECT_EQ(twice(i), once(i) * 2);
 }
 
 TEST(reduce_eval, dense_operands) {

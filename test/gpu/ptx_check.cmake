@@ -37,9 +37,10 @@ set(_expectations
   "pow_c64_i32&&mul\\.rn\\.f64>=4&&cvt\\.rn\\.f32\\.f64>=2&&${_fused}==0&&${_call}==0"
   "pow_c128_c128&&mul\\.rn\\.f64>=4"
   "general_pow_c64&&mul\\.rn\\.f64>=4&&cvt\\.rn\\.f32\\.f64>=2"
-  # mixt's own kernels (eval/gpu.hpp) for i8 + f16 * f32 -> f32 and cast<bf16>(f16 * 2) + bf16: 16-byte loads and
-  # stores, the GPU's conversions, a rounded product.
-  "~flat_vector_kernelIfNS1_7op_nodeINS0_6add_fn&&ld\\.global\\.v4\\.[a-z0-9]+>=7&&st\\.global\\.v4\\.[a-z0-9]+>=4&&cvt\\.f32\\.f16>=8&&mul\\.rn\\.f32>=16&&${_fused}==0"
+  # mixt's own kernels (eval/gpu.hpp) for i8 + f16 * f32 -> f32 and cast<bf16>(f16 * 2) + bf16: 16 bytes of the
+  # widest operand per thread in one load or store (4 elements of f32: the i8 operand's 4 in one 32-bit load, not byte
+  # by byte), the GPU's conversions, a rounded product.
+  "~flat_vector_kernelIfNS1_7op_nodeINS0_6add_fn&&ld\\.global\\.v4\\.[a-z0-9]+>=1&&st\\.global\\.v4\\.[a-z0-9]+>=1&&ld\\.global\\.[ubs]32>=1&&cvt\\.f32\\.f16>=4&&mul\\.rn\\.f32>=4&&${_fused}==0"
   "~flat_vector_kernelIN5Eigen8bfloat16E&&ld\\.global\\.v4\\.[a-z0-9]+>=2&&st\\.global\\.v4\\.[a-z0-9]+>=1&&cvt\\.f32\\.f16>=8&&cvt\\.rn\\.bf16\\.f32>=8&&${_fused}==0")
 
 set(_failures "")

@@ -29,6 +29,7 @@
 #include "mixt/eval/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/gpu.hpp"
+#include "mixt/eval/gpu_reduce.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/pool.hpp"
 #include "mixt/eval/reduce.hpp"
@@ -332,13 +333,16 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
     }
 }
 
-// Whether every leaf of E is a Dense object (eval then returns a Dense Array); false for a leafless E.
+// Whether every leaf of E is a Dense object (eval then returns a Dense Array); false for a leafless E, and for
+// one whose arrays are all inside reductions (`sum(t, 1) * 2`: a reduction's result is a tensor).
 template <class E>
 struct all_dense : std::false_type {};
 template <class P, class X>
 struct all_dense<leaf<P, X>> : leaf_is_dense<leaf<P, X>> {};
 template <class Op, class... Cs>
-struct all_dense<node<Op, Cs...>> : boost::mp11::mp_all_of<leaf_list_t<node<Op, Cs...>>, leaf_is_dense> {};
+struct all_dense<node<Op, Cs...>>
+    : std::bool_constant<!boost::mp11::mp_empty<leaf_list_t<node<Op, Cs...>>>::value &&
+                         boost::mp11::mp_all_of<leaf_list_t<node<Op, Cs...>>, leaf_is_dense>::value> {};
 
 /// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (a column of
 /// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor.
@@ -404,12 +408,16 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         (void)e;
         (void)device;
     } else if constexpr (detail::has_reduction_v<E>) {
-        static_assert(!detail::gpu_device_v<Device>,
-                      "mixt: assign: mixt's reductions (sum, max, argmax, ...) run on the CPU only, and a GPU's arrays "
-                      "are not in host memory; on an Eigen::GpuDevice, reduce with Eigen's executor: "
-                      "dst.device(gpu) = mixt::to_eigen(e)");
-        // The reductions first (each into a tensor of its own result's size), then the elementwise pass.
-        assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
+        if constexpr (detail::gpu_device_v<Device>) {
+            // The reductions first, each into device memory of its own (eval/gpu_reduce.hpp), freed on the
+            // device's stream after the elementwise pass.
+            using G = detail::gpu_reductions<Device>;
+            typename G::buffers buffers(device.stream());
+            assign(static_cast<Dst&&>(dst), G::materialize(e, device, buffers), device);
+        } else {
+            // The reductions first (each into a tensor of its own result's size), then the elementwise pass.
+            assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
+        }
         return;
     } else if constexpr (detail::has_view_v<D>) {
         if constexpr (detail::flat_candidate_v<D, E>) {

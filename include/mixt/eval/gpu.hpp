@@ -10,10 +10,12 @@
 // dimension) and the expression's kernel tree (eval/kernel.hpp). From them `binder` makes a tree of device
 // nodes holding pointers, strides and converted literal values; each node computes its element with the per-element
 // functors of expr/functors.hpp, so the GPU's results are the CPU's (under the NaN contract; products are
-// rounded on their own, __fmul_rn, whatever -fmad says). Three kernels, all grid-stride loops:
+// rounded on their own, __fmul_rn, whatever -fmad says). Three kernels, each launched with one item per
+// thread (grid-stride loops only beyond CUDA's largest grid):
 //   - flat_vector_kernel, where every operand is one contiguous run and every pointer is 16-byte aligned:
-//     each thread loads V consecutive elements of each leaf with 16-byte (or narrower, for a wide leaf that
-//     caps V) loads, computes them, and stores V results the same way; the n % V last elements one per thread;
+//     each thread loads V consecutive elements of each leaf, V = 16 bytes of the widest operand (one 16-byte
+//     load; a narrower leaf's V elements in one narrower load), computes them, and stores V results the same
+//     way; the n % V last elements one per thread;
 //   - flat_kernel, the same one element per thread (misaligned pointers);
 //   - strided_kernel, for broadcast and strided operands or destinations: the element's index in the space
 //     is split into one index per dimension, and each operand's offset is its strides' dot product with it.
@@ -218,37 +220,34 @@ struct compare_node {
     }
 };
 
-/// The smallest and the largest element size among a tree's array operands.
+/// The largest element size among a tree's array operands.
 template <class K>
-struct leaf_sizes {
-    static constexpr std::size_t min = 16, max = 1;
+struct widest_leaf {
+    static constexpr std::size_t value = 1;
 };
 template <class T, int N>
-struct leaf_sizes<leaf_node<T, N>> {
-    static constexpr std::size_t min = sizeof(T), max = sizeof(T);
+struct widest_leaf<leaf_node<T, N>> {
+    static constexpr std::size_t value = sizeof(T);
 };
 template <class S, class K>
-struct leaf_sizes<convert_node<S, K>> : leaf_sizes<K> {};
+struct widest_leaf<convert_node<S, K>> : widest_leaf<K> {};
 template <class F, class K>
-struct leaf_sizes<compare_node<F, K>> : leaf_sizes<K> {};
+struct widest_leaf<compare_node<F, K>> : widest_leaf<K> {};
 template <class Fn, class R, class... Ks>
-struct leaf_sizes<op_node<Fn, R, Ks...>> {
-    static constexpr std::size_t min = std::min({std::size_t{16}, leaf_sizes<Ks>::min...});
-    static constexpr std::size_t max = std::max({std::size_t{1}, leaf_sizes<Ks>::max...});
+struct widest_leaf<op_node<Fn, R, Ks...>> {
+    static constexpr std::size_t value = std::max({std::size_t{1}, widest_leaf<Ks>::value...});
 };
 
-/// Elements per thread of a kernel whose narrowest operand has `narrow` bytes and widest `wide`: 16 bytes of
-/// the narrowest, at most 64 bytes of the widest (registers), at least one. (mixt-gpu-bench's hand kernels
-/// take the same.)
-constexpr int lanes_for_sizes(std::size_t narrow, std::size_t wide) {
-    std::size_t v = 16 / narrow;
-    while (v > 1 && v * wide > 64) v /= 2;
-    return static_cast<int>(v);
+/// Elements per thread of a kernel whose widest operand has `wide` bytes: 16 bytes of the widest (one 16-byte
+/// access), at least one. Every access of a warp then covers one contiguous span of memory (a narrower operand
+/// takes a narrower access: 4 bytes of i8 beside 16 of f32). (mixt-gpu-bench's hand kernels take the same.)
+constexpr int lanes_for_size(std::size_t wide) {
+    return wide >= 16 ? 1 : static_cast<int>(16 / wide);
 }
 /// Elements per thread of flat_vector_kernel writing D.
 template <class D, class K>
 constexpr int lanes_per_thread() {
-    return lanes_for_sizes(std::min(sizeof(D), leaf_sizes<K>::min), std::max(sizeof(D), leaf_sizes<K>::max));
+    return lanes_for_size(std::max(sizeof(D), widest_leaf<K>::value));
 }
 
 /// The device nodes of a kernel tree (eval/kernel.hpp) over an iteration space of M operands (the destination
@@ -329,12 +328,11 @@ __global__ void strided_kernel(D* dst, K k, space_desc<N> s, index_t total) {
     throw std::runtime_error(std::string("mixt: assign: the GPU kernel did not launch: ") + cudaGetErrorString(err));
 }
 
-/// Blocks of `threads` for `work` items on `device`: enough to fill every multiprocessor once, fewer for less work.
-inline unsigned blocks_for(index_t work, int threads, const Eigen::GpuDevice& device) {
-    const index_t full = static_cast<index_t>(device.getNumGpuMultiProcessors()) *
-                         (device.maxGpuThreadsPerMultiProcessor() / threads);
+/// Blocks of `threads` for `work` items: one item per thread (a grid of that many blocks keeps more loads in
+/// flight than a grid sized to the multiprocessors whose threads loop), within CUDA's limit on a grid.
+inline unsigned blocks_for(index_t work, int threads) {
     const index_t needed = (work + threads - 1) / threads;
-    return static_cast<unsigned>(std::max<index_t>(1, std::min(full, needed)));
+    return static_cast<unsigned>(std::clamp<index_t>(needed, 1, index_t{0x7fffffff}));
 }
 
 /// Runs `e` into the destination of the iteration space (operand 0, at dst) on the device's stream. The
@@ -359,10 +357,10 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
     if (flat && aligned) {
         constexpr int V = lanes_per_thread<D, K>();
         const index_t chunks = total / V;
-        flat_vector_kernel<D, K, V><<<blocks_for(std::max<index_t>(chunks, 1), threads, device), threads, 0, device.stream()>>>(
+        flat_vector_kernel<D, K, V><<<blocks_for(chunks, threads), threads, 0, device.stream()>>>(
             dst, k, chunks, total);
     } else if (flat) {
-        flat_kernel<D, K><<<blocks_for(total, threads, device), threads, 0, device.stream()>>>(dst, k, total);
+        flat_kernel<D, K><<<blocks_for(total, threads), threads, 0, device.stream()>>>(dst, k, total);
     } else {
         constexpr int N = binder<R, M>::N;
         space_desc<N> s{};
@@ -371,7 +369,7 @@ void run(D* dst, const iteration_space<R, M>& space, const E& e, const Eigen::Gp
             s.dims[d] = space.dims[static_cast<std::size_t>(d)];
             s.dst_stride[d] = space.strides[0][static_cast<std::size_t>(d)];
         }
-        strided_kernel<D, K, N><<<blocks_for(total, threads, device), threads, 0, device.stream()>>>(dst, k, s, total);
+        strided_kernel<D, K, N><<<blocks_for(total, threads), threads, 0, device.stream()>>>(dst, k, s, total);
     }
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) throw_launch_error(err);
 }

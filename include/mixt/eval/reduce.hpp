@@ -73,7 +73,7 @@ template <class A>
 using wrapping_t = typename wrapping<A>::type;
 
 template <class T>
-constexpr bool reduce_is_nan(const T& x) {
+EIGEN_DEVICE_FUNC constexpr bool reduce_is_nan(const T& x) {
     if constexpr (is_complex_v<T>)
         return x.real() != x.real() || x.imag() != x.imag();
     else if constexpr (std::is_floating_point_v<T>)
@@ -85,13 +85,15 @@ constexpr bool reduce_is_nan(const T& x) {
 // Whether a comes before b in the order of min/max: -0 before +0; complex values lexicographically, each part
 // so. Neither is NaN.
 template <class T>
-constexpr bool ordered_less(const T& a, const T& b) {
+EIGEN_DEVICE_FUNC constexpr bool ordered_less(const T& a, const T& b) {
     if constexpr (is_complex_v<T>) {
         if (ordered_less(a.real(), b.real())) return true;
         if (ordered_less(b.real(), a.real())) return false;
         return ordered_less(a.imag(), b.imag());
     } else if constexpr (std::is_floating_point_v<T>) {
-        return a < b || (a == b && std::signbit(a) && !std::signbit(b));
+        using bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+        constexpr int top = 8 * sizeof(T) - 1;
+        return a < b || (a == b && (bit_cast<bits>(a) >> top) != 0 && (bit_cast<bits>(b) >> top) == 0);
     } else {
         return a < b;
     }
@@ -105,30 +107,38 @@ struct reduce_op {
     using lane = wrapping_t<A>;
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
-    static lane identity() { return lane(0); }
-    static lane combine(lane a, lane b) {
+    EIGEN_DEVICE_FUNC static lane identity() { return lane(0); }
+    EIGEN_DEVICE_FUNC static lane combine(lane a, lane b) {
         if constexpr (std::is_same_v<A, bool>)
             return static_cast<lane>(a | b);
+        else if constexpr (is_complex_v<A>) // part by part: std::complex's + is miscompiled in CUDA device code
+            return lane(a.real() + b.real(), a.imag() + b.imag());
         else
             return static_cast<lane>(a + b);
     }
-    static lane from(A x, index_t) { return static_cast<lane>(x); }
+    EIGEN_DEVICE_FUNC static lane from(A x, index_t) { return static_cast<lane>(x); }
 };
 template <class A>
 struct reduce_op<reduce_kind::prod, A> {
     using lane = wrapping_t<A>;
     static constexpr reduce_kind kind = reduce_kind::prod;
     static constexpr bool indexed = false;
-    static lane identity() { return lane(1); }
-    static lane combine(lane a, lane b) {
+    EIGEN_DEVICE_FUNC static lane identity() { return lane(1); }
+    EIGEN_DEVICE_FUNC static lane combine(lane a, lane b) {
         if constexpr (std::is_same_v<A, bool>)
             return static_cast<lane>(a & b);
         else if constexpr (std::is_unsigned_v<lane> && sizeof(lane) < sizeof(unsigned))
             return static_cast<lane>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+#if defined(__CUDA_ARCH__)
+        else if constexpr (is_complex_v<A>) // not std::complex's operators in device code (functors.hpp)
+            return mul_fn{}(a, b);
+        else if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>)
+            return mul_rn(a, b);
+#endif
         else
             return static_cast<lane>(a * b);
     }
-    static lane from(A x, index_t) { return static_cast<lane>(x); }
+    EIGEN_DEVICE_FUNC static lane from(A x, index_t) { return static_cast<lane>(x); }
 };
 template <reduce_kind K, class A>
     requires(K == reduce_kind::min || K == reduce_kind::max)
@@ -136,7 +146,7 @@ struct reduce_op<K, A> {
     using lane = std::conditional_t<std::is_same_v<A, bool>, unsigned char, A>; // no std::vector<bool>
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
-    static lane identity() {
+    EIGEN_DEVICE_FUNC static lane identity() {
         if constexpr (is_complex_v<A>) {
             using R = typename A::value_type;
             const R inf = std::numeric_limits<R>::infinity();
@@ -150,7 +160,7 @@ struct reduce_op<K, A> {
         }
     }
     // The first NaN wins; else the smaller (min) or larger (max), -0 < +0. Written as selects, which vectorize.
-    static lane combine(lane a, lane b) {
+    EIGEN_DEVICE_FUNC static lane combine(lane a, lane b) {
         lane r;
         if constexpr (K == reduce_kind::min)
             r = ordered_less(b, a) ? b : a;
@@ -162,7 +172,7 @@ struct reduce_op<K, A> {
         }
         return r;
     }
-    static lane from(A x, index_t) { return x; }
+    EIGEN_DEVICE_FUNC static lane from(A x, index_t) { return x; }
 };
 /// A candidate of argmin/argmax: a value and its index along the reduced axes.
 template <class A>
@@ -176,12 +186,12 @@ struct reduce_op<K, A> {
     using lane = indexed_value<A>;
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = true;
-    static lane identity() {
+    EIGEN_DEVICE_FUNC static lane identity() {
         return {static_cast<A>(reduce_op<K == reduce_kind::argmin ? reduce_kind::min : reduce_kind::max, A>::identity()), -1};
     }
     // b replaces a where it is more extreme (a NaN more than anything), or as extreme with a smaller index;
     // an identity (index -1) is always replaced.
-    static lane combine(lane a, lane b) {
+    EIGEN_DEVICE_FUNC static lane combine(lane a, lane b) {
         if (b.i < 0) return a;
         if (a.i < 0) return b;
         const bool an = reduce_is_nan(a.v), bn = reduce_is_nan(b.v);
@@ -195,7 +205,7 @@ struct reduce_op<K, A> {
         }
         return b_first ? b : a;
     }
-    static lane from(A x, index_t i) { return {x, i}; }
+    EIGEN_DEVICE_FUNC static lane from(A x, index_t i) { return {x, i}; }
     /// `best` combined with the first extreme element of x[0, n) (indices offset by `first`). The segment's
     /// extreme value and whether it has a NaN come from one vectorized scan; only where that beats `best` is the
     /// segment searched for its first such element (for most segments of a long row, it does not).
@@ -258,9 +268,9 @@ struct reduce_op<K, A> {
     using lane = unsigned char;
     static constexpr reduce_kind kind = K;
     static constexpr bool indexed = false;
-    static lane identity() { return K == reduce_kind::all; }
-    static lane combine(lane a, lane b) { return K == reduce_kind::any ? (a | b) : (a & b); }
-    static lane from(A x, index_t) { return static_cast<lane>(x ? 1 : 0); }
+    EIGEN_DEVICE_FUNC static lane identity() { return K == reduce_kind::all; }
+    EIGEN_DEVICE_FUNC static lane combine(lane a, lane b) { return K == reduce_kind::any ? (a | b) : (a & b); }
+    EIGEN_DEVICE_FUNC static lane from(A x, index_t) { return static_cast<lane>(x ? 1 : 0); }
 };
 
 template <class Op>
@@ -1081,63 +1091,128 @@ auto materialize_for_reduction(const node<Op, Cs...>& n, const Device& device) {
                       " have no element, and " + std::string(what) + " of nothing is undefined");
 }
 
-/// reduce_into_new for an operand without reductions inside.
-template <class Red, class C, class Device>
-reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& device) {
+/// a / b rounded once (in GPU code __fdiv_rn/__ddiv_rn, which no flag turns into an approximation).
+template <class F>
+EIGEN_DEVICE_FUNC F divide_rn(F a, F b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<F, float>)
+        return __fdiv_rn(a, b);
+    else if constexpr (std::is_same_v<F, double>)
+        return __ddiv_rn(a, b);
+    else
+        return a / b;
+#else
+    return a / b;
+#endif
+}
+
+/// The result of reduction K (accumulating in A) whose lanes combined to v over `count` elements, in T.
+template <reduce_kind K, class A, class T, class Lane>
+EIGEN_DEVICE_FUNC T reduce_result(const Lane& v, index_t count) {
+    if constexpr (K == reduce_kind::argmin || K == reduce_kind::argmax) {
+        return static_cast<T>(v.i);
+    } else if constexpr (K == reduce_kind::any || K == reduce_kind::all) {
+        return v != 0;
+    } else if constexpr (K == reduce_kind::mean) {
+        if constexpr (is_int_v<A>) {
+            return mixt::convert<T>(divide_rn(static_cast<double>(static_cast<A>(v)), static_cast<double>(count)));
+        } else if constexpr (is_complex_v<A>) {
+            using F = typename A::value_type;
+            const F c = static_cast<F>(count);
+            return mixt::convert<T>(A(divide_rn(v.real(), c), divide_rn(v.imag(), c)));
+        } else {
+            return mixt::convert<T>(divide_rn(v, static_cast<A>(count)));
+        }
+    } else {
+        return mixt::convert<T>(static_cast<A>(v));
+    }
+}
+
+/// How a reduction of an operand of rank R (L arrays) into a result of rank RO walks the operand: its broadcast
+/// shape S; the output rows (the kept axes outside the columns) and the box each one reduces (the reduced axes,
+/// then the columns, innermost last: one stream of `stream` elements per row); the stream's lanes, blocks and
+/// super-blocks. The CPU's tasks (reduce_operand) and the GPU's kernels (gpu_reduce.hpp) both follow it.
+template <int R, int RO, std::size_t L>
+struct reduce_plan {
+    static constexpr std::size_t RA = static_cast<std::size_t>(R > 0 ? R : 1);
+    shape_t<R> S{};
+    shape_t<RO> out_shape{};
+    shape_t<R> out_stride{}; // the result's stride along each kept axis of the operand
+    std::array<shape_t<R>, L> leaf_strides{};
+    iteration_space<R, L + 1> box{}; // operand 0: the stream (contiguous)
+    std::array<int, RA> row_axes{}; // memory order, outermost first
+    int n_row_axes = 0;
+    index_t outputs = 1, reduced_count = 1, columns = 1, stream = 0, rows = 0;
+    stream_shape shape{};
+    index_t super = 0, supers = 0, per_row = 1;
+
+    /// The offset of output row `row` in each array, and in the result.
+    std::pair<std::array<index_t, L>, index_t> row_bases(index_t row) const {
+        std::array<index_t, L> base{};
+        index_t out_off = 0;
+        for (int a = n_row_axes; a-- > 0;) {
+            const auto d = static_cast<std::size_t>(row_axes[static_cast<std::size_t>(a)]);
+            const index_t i = row % S[d];
+            row /= S[d];
+            for (std::size_t k = 0; k < L; ++k) base[k] += i * leaf_strides[k][d];
+            out_off += i * out_stride[d];
+        }
+        return {base, out_off};
+    }
+};
+
+/// The plan of reduction `r` of the operand `c` (without reductions inside); throws shape_error (an
+/// incompatible broadcast, min/max/argmin/argmax of nothing) and range errors of literals before anything runs.
+template <class Red, class C>
+auto make_reduce_plan(const Red& r, const C& c) {
     constexpr int R = std::remove_cvref_t<C>::rank;
+    constexpr int RO = Red::rank;
     constexpr reduce_kind K = Red::kind;
-    using A = typename Red::accumulator_type;
-    using T = value_t<Red>;
-    using Op = reduce_op<K, A>;
-    using lane = typename Op::lane;
+    using Views = std::remove_const_t<decltype(leaf_views_of(c))>;
+    constexpr std::size_t L = std::tuple_size_v<Views>;
+    reduce_plan<R, RO, L> plan;
     const std::string_view what = reduce_name(K);
     const std::string what_text(what);
 
     const shape_t<R> S = broadcast_shape(c, what_text.c_str());
+    plan.S = S;
     check_literals(c);
     std::array<bool, static_cast<std::size_t>(R > 0 ? R : 1)> reduced{};
     for (const int a : r.axes) reduced[static_cast<std::size_t>(a)] = true;
 
     // The result's shape, and the stride in it of each of the operand's kept axes.
-    constexpr int RO = Red::rank;
-    shape_t<RO> out_shape{};
     {
         std::size_t o = 0;
         for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
-                out_shape[o++] = S[d];
+                plan.out_shape[o++] = S[d];
             else if constexpr (Red::keep)
-                out_shape[o++] = 1;
+                plan.out_shape[o++] = 1;
         }
     }
     const bool row_major = Red::layout == static_cast<int>(Eigen::RowMajor);
-    reduction_tensor_t<Red> out(to_dsizes<RO>(out_shape));
-    const shape_t<RO> out_contig = contiguous_strides<RO>(out_shape, row_major);
-    shape_t<R> out_stride{};
+    const shape_t<RO> out_contig = contiguous_strides<RO>(plan.out_shape, row_major);
     {
         std::size_t o = 0;
         for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
-                out_stride[d] = out_contig[o++];
+                plan.out_stride[d] = out_contig[o++];
             else if constexpr (Red::keep)
                 ++o;
         }
     }
-    index_t outputs = 1, reduced_count = 1;
-    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) (reduced[d] ? reduced_count : outputs) *= S[d];
-    if (reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
-                               K == reduce_kind::argmax))
+    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) (reduced[d] ? plan.reduced_count : plan.outputs) *= S[d];
+    if (plan.reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
+                                    K == reduce_kind::argmax))
         throw_empty_reduction(what, shape_text(S)); // also when there is no output (NumPy and JAX raise too)
-    if (outputs == 0) return out;
+    if (plan.outputs == 0) return plan;
 
     // The leaves' strides over the broadcast shape.
     const auto views = leaf_views_of(c);
-    constexpr std::size_t L = std::tuple_size_v<std::remove_const_t<decltype(views)>>;
-    std::array<shape_t<R>, L> leaf_strides{};
     std::apply(
         [&](const auto&... v) {
             std::size_t k = 0;
-            ((leaf_strides[k++] = broadcast_view<R>(v, S).strides), ...);
+            ((plan.leaf_strides[k++] = broadcast_view<R>(v, S).strides), ...);
         },
         views);
 
@@ -1153,6 +1228,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         --first_column;
     index_t columns = 1;
     for (int k = first_column; k < n_axes; ++k) columns *= S[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+    plan.columns = columns;
 
     // The box of one output row: the reduced axes, then the columns; operand 0 is the stream (contiguous).
     constexpr std::size_t M = L + 1;
@@ -1174,27 +1250,47 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             box_dims[at] = S[d];
             box_strides[0][at] = step;
             step *= S[d];
-            for (std::size_t k = 0; k < L; ++k) box_strides[k + 1][at] = leaf_strides[k][d];
+            for (std::size_t k = 0; k < L; ++k) box_strides[k + 1][at] = plan.leaf_strides[k][d];
         }
     }
-    const auto box = make_space<R, M>(box_dims, box_strides, true);
-    const index_t stream = reduced_count * columns;
+    plan.box = make_space<R, M>(box_dims, box_strides, true);
+    plan.stream = plan.reduced_count * columns;
 
     // The output rows: the kept axes outside the columns.
-    std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> row_axes{};
-    int n_row_axes = 0;
     for (int k = 0; k < first_column; ++k)
         if (!reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
-            row_axes[static_cast<std::size_t>(n_row_axes++)] = order[static_cast<std::size_t>(k)];
-    const index_t rows = outputs / columns;
+            plan.row_axes[static_cast<std::size_t>(plan.n_row_axes++)] = order[static_cast<std::size_t>(k)];
+    plan.rows = plan.outputs / columns;
 
-    const stream_shape shape = make_stream_shape(columns);
-    index_t super = shape.block;
+    plan.shape = make_stream_shape(columns);
+    index_t super = plan.shape.block;
     // Super-blocks of at least 2^18 elements and 512 rows of columns, so that the partial results of the tasks
     // (columns per super-block) stay a small fraction of the input.
     while (super < (index_t{1} << 18) || super < 512 * columns) super *= 2;
-    const index_t supers = stream == 0 ? 0 : (stream + super - 1) / super;
-    const index_t per_row = std::max<index_t>(supers, 1);
+    plan.super = super;
+    plan.supers = plan.stream == 0 ? 0 : (plan.stream + super - 1) / super;
+    plan.per_row = std::max<index_t>(plan.supers, 1);
+    return plan;
+}
+
+/// reduce_into_new for an operand without reductions inside.
+template <class Red, class C, class Device>
+reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& device) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
+    constexpr reduce_kind K = Red::kind;
+    using A = typename Red::accumulator_type;
+    using T = value_t<Red>;
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+
+    const auto plan = make_reduce_plan(r, c);
+    reduction_tensor_t<Red> out(to_dsizes<Red::rank>(plan.out_shape));
+    if (plan.outputs == 0) return out;
+    const index_t columns = plan.columns, stream = plan.stream, rows = plan.rows, super = plan.super,
+                  supers = plan.supers, per_row = plan.per_row, reduced_count = plan.reduced_count;
+    const stream_shape shape = plan.shape;
+    const auto& box = plan.box;
+    const auto views = leaf_views_of(c);
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
 
     using Kern = decltype(make_kernel<A>(c));
@@ -1204,19 +1300,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             return S_{{v.data...}, box, kernel_args(make_kernel<A>(c))};
         },
         views);
-    const auto row_bases = [&](index_t row) {
-        std::array<index_t, L> base{};
-        index_t out_off = 0;
-        for (int a = n_row_axes; a-- > 0;) {
-            const auto d = static_cast<std::size_t>(row_axes[static_cast<std::size_t>(a)]);
-            const index_t i = row % S[d];
-            row /= S[d];
-            for (std::size_t k = 0; k < L; ++k) base[k] += i * leaf_strides[k][d];
-            out_off += i * out_stride[d];
-        }
-        return std::pair{base, out_off};
-    };
-
+    const auto row_bases = [&](index_t row) { return plan.row_bases(row); };
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
@@ -1248,23 +1332,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         st.finish(final_value.data());
         const index_t out_off = row_bases(row).second;
         for (index_t k = 0; k < columns; ++k) {
-            const lane v = final_value[static_cast<std::size_t>(k)];
-            T& dst = o[out_off + k];
-            if constexpr (K == reduce_kind::argmin || K == reduce_kind::argmax) {
-                dst = static_cast<T>(v.i);
-            } else if constexpr (K == reduce_kind::any || K == reduce_kind::all) {
-                dst = v != 0;
-            } else if constexpr (K == reduce_kind::mean) {
-                if constexpr (is_int_v<A>) {
-                    dst = mixt::convert<T>(static_cast<double>(static_cast<A>(v)) / static_cast<double>(reduced_count));
-                } else if constexpr (is_complex_v<A>) {
-                    dst = mixt::convert<T>(v / static_cast<typename A::value_type>(reduced_count));
-                } else {
-                    dst = mixt::convert<T>(v / static_cast<A>(reduced_count));
-                }
-            } else {
-                dst = mixt::convert<T>(static_cast<A>(v));
-            }
+            o[out_off + k] = reduce_result<K, A, T>(final_value[static_cast<std::size_t>(k)], reduced_count);
         }
     }
     return out;

@@ -1,0 +1,310 @@
+#ifndef MIXT_EVAL_GPU_REDUCE_HPP
+#define MIXT_EVAL_GPU_REDUCE_HPP
+
+// Reductions on an Eigen::GpuDevice (nvcc with EIGEN_USE_GPU): `assign(dst, e, gpu_device)` where e holds
+// sum, max, argmax, ... of arrays in device memory. Each reduction follows the CPU's plan (eval/reduce.hpp,
+// make_reduce_plan: output rows, a stream of the reduced axes then the columns per row, P lanes, blocks,
+// super-blocks) and combines the same values in the same order, so its result is the CPU's bit for bit (under
+// the NaN contract), whatever the GPU or the number of its threads. One pass over the operands' memory, in
+// three kernels on the device's stream:
+//   1. lanes_kernel, one thread per (output row, block, lane): lane p of a block folds stream elements
+//      p, p + P, ... of the block in order, each computed by the expression's device nodes (gpu.hpp), and
+//      writes the lane (consecutive threads read consecutive stream elements);
+//   2. super_kernel, one thread per (row, super-block, column): each block's lanes of that column combined in
+//      order (the CPU's end of a block), pushed onto a pairwise stack; the stack's result per super-block;
+//   3. result_kernel, one thread per (row, column): the row's super-blocks pushed onto a pairwise stack, the
+//      result converted to the reduction's dtype (mean divided, argmax's index) and stored.
+// A reduction inside a larger expression (`x - max(x, 1)`) is evaluated first into device memory of its own,
+// then the elementwise kernel runs over it; that memory is allocated and freed on the stream
+// (cudaMallocAsync/cudaFreeAsync), so nothing waits for the GPU.
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "mixt/eval/gpu.hpp"
+#include "mixt/eval/reduce.hpp"
+
+namespace mixt::detail {
+
+/// For assign: `buffers` (device memory freed on the stream) and `materialize(e, device, buffers)` (e with its
+/// reductions evaluated into them) for a GPU device; defined only where nvcc compiles with EIGEN_USE_GPU.
+template <class Device>
+struct gpu_reductions;
+
+#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
+namespace gpu {
+
+/// A pairwise stack of one column's partial results, in a thread's registers and local memory (the CPU's
+/// pairwise_stack, one column).
+template <class Op>
+struct local_stack {
+    using lane = typename Op::lane;
+    lane entries[64];
+    int levels[64];
+    int size = 0;
+    __device__ void push(lane v) {
+        int level = 0;
+        while (size > 0 && levels[size - 1] == level) {
+            v = Op::combine(entries[size - 1], v);
+            --size;
+            ++level;
+        }
+        entries[size] = v;
+        levels[size++] = level;
+    }
+    __device__ lane finish() const {
+        if (size == 0) return Op::identity();
+        lane out = entries[size - 1];
+        for (int e = size - 2; e >= 0; --e) out = Op::combine(entries[e], out);
+        return out;
+    }
+};
+
+/// What the kernels know of a plan: the output rows' dimensions (memory order) and the result's strides
+/// along them, the box's dimensions, and the stream's geometry.
+template <int N>
+struct reduce_desc {
+    int n_row = 0, box_rank = 1;
+    index_t row_dims[N];
+    index_t out_row_stride[N];
+    index_t box_dims[N];
+    index_t stream = 0, block = 0, P = 32, columns = 1, nblocks = 0, rows = 0, supers = 0, blocks_per_super = 1;
+};
+
+/// The index of output row `row` along the row dimensions, into g.idx[0, n_row).
+template <int N>
+__device__ __forceinline__ void row_index(const reduce_desc<N>& d, index_t row, grid_at<N>& g) {
+    for (int a = d.n_row - 1; a >= 0; --a) {
+        g.idx[a] = row % d.row_dims[a];
+        row /= d.row_dims[a];
+    }
+}
+
+template <class Op, class Kn, int N>
+__global__ void lanes_kernel(typename Op::lane* lanes, Kn k, reduce_desc<N> d, index_t items) {
+    using lane = typename Op::lane;
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    const index_t per_block = d.block / d.P;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
+        const index_t p = item % d.P, t = item / d.P;
+        const index_t b = t % d.nblocks, row = t / d.nblocks;
+        grid_at<N> g;
+        g.rank = d.n_row + d.box_rank;
+        row_index(d, row, g);
+        lane l = Op::identity();
+        const index_t first = b * d.block + p;
+        const index_t count = first >= d.stream ? 0 : std::min(per_block, (d.stream - first + d.P - 1) / d.P);
+#pragma unroll 4
+        for (index_t r = 0; r < count; ++r) {
+            const index_t s = first + r * d.P;
+            index_t rest = s;
+            for (int j = d.box_rank - 1; j > 0; --j) {
+                g.idx[d.n_row + j] = rest % d.box_dims[j];
+                rest /= d.box_dims[j];
+            }
+            g.idx[d.n_row] = rest;
+            if constexpr (Op::indexed)
+                l = Op::combine(l, Op::from(k.at(g), s / d.columns));
+            else
+                l = Op::combine(l, Op::from(k.at(g), 0));
+        }
+        lanes[item] = l;
+    }
+}
+
+template <class Op, int N>
+__global__ void super_kernel(const typename Op::lane* lanes, typename Op::lane* partial, reduce_desc<N> d, index_t items) {
+    using lane = typename Op::lane;
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    const index_t m = d.P / d.columns;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
+        const index_t c = item % d.columns, t = item / d.columns;
+        const index_t sb = t % d.supers, row = t / d.supers;
+        local_stack<Op> st;
+        const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
+        for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
+            const lane* l = lanes + (row * d.nblocks + b) * d.P;
+            lane v = l[c];
+            for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[c + j * d.columns]);
+            st.push(v);
+        }
+        partial[item] = st.finish();
+    }
+}
+
+template <reduce_kind K, class A, class Op, class T, int N>
+__global__ void result_kernel(const typename Op::lane* partial, T* out, reduce_desc<N> d, index_t count, index_t items) {
+    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
+        const index_t c = item % d.columns, row = item / d.columns;
+        local_stack<Op> st;
+        for (index_t sb = 0; sb < d.supers; ++sb) st.push(partial[(row * d.supers + sb) * d.columns + c]);
+        index_t off = 0, rest = row;
+        for (int a = d.n_row - 1; a >= 0; --a) {
+            off += (rest % d.row_dims[a]) * d.out_row_stride[a];
+            rest /= d.row_dims[a];
+        }
+        out[off + c] = reduce_result<K, A, T>(st.finish(), count);
+    }
+}
+
+[[noreturn]] inline void throw_cuda_error(const char* what, cudaError_t err) {
+    throw std::runtime_error(std::string("mixt: assign: ") + what + ": " + cudaGetErrorString(err));
+}
+
+/// Device memory allocated on a stream, freed on it when this goes out of scope (after the kernels that use
+/// it, in the stream's order).
+class stream_buffers {
+  public:
+    explicit stream_buffers(cudaStream_t stream) : stream_(stream) {}
+    stream_buffers(const stream_buffers&) = delete;
+    stream_buffers& operator=(const stream_buffers&) = delete;
+    ~stream_buffers() {
+        for (void* p : owned_) cudaFreeAsync(p, stream_);
+    }
+    template <class T>
+    T* allocate(index_t count) {
+        void* p = nullptr;
+        const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(count > 0 ? count : 1);
+        if (const cudaError_t err = cudaMallocAsync(&p, bytes, stream_); err != cudaSuccess)
+            throw_cuda_error("device memory for a reduction", err);
+        owned_.push_back(p);
+        return static_cast<T*>(p);
+    }
+
+  private:
+    cudaStream_t stream_;
+    std::vector<void*> owned_;
+};
+
+/// The result of reduction `r` of `c` (arrays in device memory, no reduction inside), in device memory that
+/// `buffers` owns, contiguous in the result's layout; and the result's shape.
+template <class Red, class C>
+std::pair<value_t<Red>*, shape_t<Red::rank>> reduce_operand(const Red& r, const C& c, const Eigen::GpuDevice& device, stream_buffers& buffers) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
+    constexpr reduce_kind K = Red::kind;
+    using A = typename Red::accumulator_type;
+    using T = value_t<Red>;
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    constexpr int threads = 256;
+
+    const auto plan = make_reduce_plan(r, c); // every error is thrown here, before any launch
+    T* const out = buffers.allocate<T>(plan.outputs);
+    if (plan.outputs == 0) return {out, plan.out_shape};
+    constexpr std::size_t L = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>>;
+    constexpr std::size_t M = L + 1;
+    using space_t = iteration_space<R, M>;
+    constexpr int N = static_cast<int>(space_t::max_dims);
+
+    // One space for the device nodes: the output rows' dimensions, then the box's.
+    space_t space{};
+    space.rank = plan.n_row_axes + plan.box.rank;
+    eigen_assert(space.rank <= N);
+    reduce_desc<N> d{};
+    d.n_row = plan.n_row_axes;
+    d.box_rank = plan.box.rank;
+    for (int a = 0; a < plan.n_row_axes; ++a) {
+        const auto ax = static_cast<std::size_t>(plan.row_axes[static_cast<std::size_t>(a)]);
+        space.dims[static_cast<std::size_t>(a)] = plan.S[ax];
+        for (std::size_t k = 0; k < L; ++k) space.strides[k + 1][static_cast<std::size_t>(a)] = plan.leaf_strides[k][ax];
+        d.row_dims[a] = plan.S[ax];
+        d.out_row_stride[a] = plan.out_stride[ax];
+    }
+    for (int j = 0; j < plan.box.rank; ++j) {
+        const auto at = static_cast<std::size_t>(plan.n_row_axes + j);
+        space.dims[at] = plan.box.dims[static_cast<std::size_t>(j)];
+        for (std::size_t o = 0; o < M; ++o) space.strides[o][at] = plan.box.strides[o][static_cast<std::size_t>(j)];
+        d.box_dims[j] = plan.box.dims[static_cast<std::size_t>(j)];
+    }
+    d.stream = plan.stream;
+    d.block = plan.shape.block;
+    d.P = plan.shape.P;
+    d.columns = plan.columns;
+    d.rows = plan.rows;
+    d.nblocks = plan.stream == 0 ? 0 : (plan.stream + plan.shape.block - 1) / plan.shape.block;
+    d.supers = plan.supers;
+    d.blocks_per_super = plan.super / plan.shape.block;
+
+    const cudaStream_t stream = device.stream();
+    (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
+    lane* const partial = buffers.allocate<lane>(plan.rows * plan.supers * plan.columns);
+    if (plan.supers > 0) {
+        lane* const lanes = buffers.allocate<lane>(plan.rows * d.nblocks * d.P);
+        const auto tree = make_kernel_tree<A>(c);
+        binder<R, M> b{space};
+        const auto k = b.of(tree);
+        using Kn = std::remove_const_t<decltype(k)>;
+        const index_t lane_items = plan.rows * d.nblocks * d.P;
+        lanes_kernel<Op, Kn, N><<<blocks_for(lane_items, threads), threads, 0, stream>>>(lanes, k, d, lane_items);
+        const index_t super_items = plan.rows * plan.supers * plan.columns;
+        super_kernel<Op, N><<<blocks_for(super_items, threads), threads, 0, stream>>>(lanes, partial, d, super_items);
+    }
+    const index_t result_items = plan.rows * plan.columns;
+    result_kernel<K, A, Op, T, N>
+        <<<blocks_for(result_items, threads), threads, 0, stream>>>(partial, out, d, plan.reduced_count, result_items);
+    if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) throw_launch_error(err);
+    return {out, plan.out_shape};
+}
+
+/// `e` with every reduction in it replaced by a leaf over its result in device memory (owned by `buffers`); the
+/// other leaves refer to e's.
+template <class E>
+E materialize(const E& e, const Eigen::GpuDevice&, stream_buffers&) {
+    return e;
+}
+template <class P, class X>
+auto materialize(const leaf<P, X>& l, const Eigen::GpuDevice&, stream_buffers&) {
+    return leaf<P, const std::remove_cvref_t<X>&>{{}, l.x};
+}
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given>
+auto materialize(const reduction<K, C, N, Keep, Given>& r, const Eigen::GpuDevice& device, stream_buffers& buffers) {
+    using Red = reduction<K, C, N, Keep, Given>;
+    using T = value_t<Red>;
+    static_assert(fusable_v<typename Red::child_type>,
+                  "mixt: assign: on an Eigen::GpuDevice, a reduction's operands must be arrays in device memory "
+                  "(TensorMaps and their chips, slices and strides), not Eigen expressions");
+    constexpr int RO = Red::rank;
+    using map_t = Eigen::TensorMap<Eigen::Tensor<T, RO, Red::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>;
+    if constexpr (!fusable_v<typename Red::child_type>) {
+        (void)r, (void)device, (void)buffers; // (the error above)
+        return leaf<typename Red::policy, map_t>{{}, map_t(static_cast<T*>(nullptr), to_dsizes<RO>(shape_t<RO>{}))};
+    } else {
+        const auto [p, shape] = [&] {
+            if constexpr (has_reduction_v<typename Red::child_type>)
+                return reduce_operand(r, materialize(r.child, device, buffers), device, buffers);
+            else
+                return reduce_operand(r, r.child, device, buffers);
+        }();
+        return leaf<typename Red::policy, map_t>{{}, map_t(p, to_dsizes<RO>(shape))};
+    }
+}
+template <class Op, class... Cs>
+auto materialize(const node<Op, Cs...>& n, const Eigen::GpuDevice& device, stream_buffers& buffers) {
+    return std::apply(
+        [&](const auto&... c) {
+            return node<Op, decltype(materialize(c, device, buffers))...>{{}, {materialize(c, device, buffers)...}};
+        },
+        n.children);
+}
+
+} // namespace gpu
+
+template <>
+struct gpu_reductions<Eigen::GpuDevice> {
+    using buffers = gpu::stream_buffers;
+    template <class E>
+    static auto materialize(const E& e, const Eigen::GpuDevice& device, buffers& b) {
+        return gpu::materialize(e, device, b);
+    }
+};
+#endif
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_GPU_REDUCE_HPP
