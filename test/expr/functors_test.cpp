@@ -762,3 +762,26 @@ TEST(functors, where_and_identity) {
 }
 
 } // namespace
+
+// exp of f16 and bf16 for GPU code (small_float_exp: in float, settled in double near a rounding boundary) is
+// the host's correctly rounded value (exp in double, rounded once) for every one of the 65536 values of each
+// type. The host runs the same explicitly rounded steps the device does (fma_rn, add_rn, mul_rn), so this checks
+// the method without a GPU; test/gpu/gpu_test.cu checks the device's own result against the host.
+template <class T>
+void expect_small_float_exp_of_every_value() {
+    int wrong = 0;
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+        const T x = Eigen::numext::bit_cast<T>(static_cast<std::uint16_t>(i));
+        const T got = mixt::detail::small_float_exp(x);
+        const T want = mixt::detail::exp_fn_in_double{}(x);
+        const auto gb = Eigen::numext::bit_cast<std::uint16_t>(got), wb = Eigen::numext::bit_cast<std::uint16_t>(want);
+        const bool both_nan = Eigen::numext::isnan(got) && Eigen::numext::isnan(want);
+        if (gb != wb && !both_nan && ++wrong <= 3)
+            ADD_FAILURE() << "exp of bits " << i << ": " << static_cast<float>(got) << " instead of " << static_cast<float>(want);
+    }
+    EXPECT_EQ(wrong, 0);
+}
+TEST(functors, small_float_exp_is_correctly_rounded_for_every_value) {
+    expect_small_float_exp_of_every_value<Eigen::half>();
+    expect_small_float_exp_of_every_value<Eigen::bfloat16>();
+}

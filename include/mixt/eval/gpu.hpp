@@ -42,12 +42,27 @@ namespace mixt::detail {
 template <class Device>
 inline constexpr bool gpu_device_v = false;
 
-#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
-
-template <>
-inline constexpr bool gpu_device_v<Eigen::GpuDevice> = true;
+// The device nodes below are host functions too (and compile without nvcc), so that a test can run the GPU's
+// per-element and reduction logic on the CPU (test/eval/gpu_reduce_test.cpp); the kernels need nvcc.
+#if defined(__CUDACC__)
+#define MIXT_GPU_FUNC __host__ __device__ __forceinline__
+#else
+#define MIXT_GPU_FUNC inline
+#endif
 
 namespace gpu {
+
+#if defined(__CUDACC__)
+using unit16 = uint4;
+using unit8 = uint2;
+#else
+struct alignas(16) unit16 {
+    unsigned v[4];
+};
+struct alignas(8) unit8 {
+    unsigned v[2];
+};
+#endif
 
 /// V values of T, in registers.
 template <class T, int V>
@@ -69,13 +84,13 @@ struct grid_at {
 // The widest unsigned type of at most 16 bytes that divides `bytes`.
 template <int Bytes>
 using load_unit_t = std::conditional_t<
-    Bytes % 16 == 0, uint4,
-    std::conditional_t<Bytes % 8 == 0, uint2,
+    Bytes % 16 == 0, unit16,
+    std::conditional_t<Bytes % 8 == 0, unit8,
                        std::conditional_t<Bytes % 4 == 0, unsigned, std::conditional_t<Bytes % 2 == 0, unsigned short, unsigned char>>>>;
 
 /// The V elements at p (aligned to the load unit), in as few loads as the unit allows.
 template <int V, class T>
-__device__ __forceinline__ lanes<T, V> load_lanes(const T* p) {
+MIXT_GPU_FUNC lanes<T, V> load_lanes(const T* p) {
     constexpr int bytes = V * static_cast<int>(sizeof(T));
     using U = load_unit_t<bytes>;
     constexpr int units = bytes / static_cast<int>(sizeof(U));
@@ -87,7 +102,7 @@ __device__ __forceinline__ lanes<T, V> load_lanes(const T* p) {
     return r;
 }
 template <int V, class T>
-__device__ __forceinline__ void store_lanes(T* p, const lanes<T, V>& r) {
+MIXT_GPU_FUNC void store_lanes(T* p, const lanes<T, V>& r) {
     constexpr int bytes = V * static_cast<int>(sizeof(T));
     using U = load_unit_t<bytes>;
     constexpr int units = bytes / static_cast<int>(sizeof(U));
@@ -103,14 +118,14 @@ struct leaf_node {
     using value_type = T;
     const T* p;
     index_t stride[N];
-    __device__ T at(flat_at a) const { return p[a.i]; }
-    __device__ T at(const grid_at<N>& g) const {
+    MIXT_GPU_FUNC T at(flat_at a) const { return p[a.i]; }
+    MIXT_GPU_FUNC T at(const grid_at<N>& g) const {
         index_t offset = 0;
         for (int d = 0; d < g.rank; ++d) offset += g.idx[d] * stride[d];
         return p[offset];
     }
     template <int V>
-    __device__ lanes<T, V> lanes_at(index_t i) const { return load_lanes<V>(p + i); }
+    MIXT_GPU_FUNC lanes<T, V> lanes_at(index_t i) const { return load_lanes<V>(p + i); }
 };
 
 /// A literal, converted to its operand type on the host.
@@ -119,9 +134,9 @@ struct const_node {
     using value_type = T;
     T s;
     template <class At>
-    __device__ T at(const At&) const { return s; }
+    MIXT_GPU_FUNC T at(const At&) const { return s; }
     template <int V>
-    __device__ lanes<T, V> lanes_at(index_t) const {
+    MIXT_GPU_FUNC lanes<T, V> lanes_at(index_t) const {
         lanes<T, V> r;
 #pragma unroll
         for (int k = 0; k < V; ++k) r.v[k] = s;
@@ -135,9 +150,9 @@ struct convert_node {
     using value_type = S;
     K k;
     template <class At>
-    __device__ S at(const At& a) const { return mixt::convert<S>(k.at(a)); }
+    MIXT_GPU_FUNC S at(const At& a) const { return mixt::convert<S>(k.at(a)); }
     template <int V>
-    __device__ lanes<S, V> lanes_at(index_t i) const {
+    MIXT_GPU_FUNC lanes<S, V> lanes_at(index_t i) const {
         const auto x = k.template lanes_at<V>(i);
         lanes<S, V> r;
 #pragma unroll
@@ -154,9 +169,9 @@ struct op_node<Fn, R, K0> {
     using value_type = R;
     K0 k0;
     template <class At>
-    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a))); }
+    MIXT_GPU_FUNC R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a))); }
     template <int V>
-    __device__ lanes<R, V> lanes_at(index_t i) const {
+    MIXT_GPU_FUNC lanes<R, V> lanes_at(index_t i) const {
         const auto x = k0.template lanes_at<V>(i);
         lanes<R, V> r;
 #pragma unroll
@@ -170,9 +185,9 @@ struct op_node<Fn, R, K0, K1> {
     K0 k0;
     K1 k1;
     template <class At>
-    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a))); }
+    MIXT_GPU_FUNC R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a))); }
     template <int V>
-    __device__ lanes<R, V> lanes_at(index_t i) const {
+    MIXT_GPU_FUNC lanes<R, V> lanes_at(index_t i) const {
         const auto x = k0.template lanes_at<V>(i);
         const auto y = k1.template lanes_at<V>(i);
         lanes<R, V> r;
@@ -188,9 +203,9 @@ struct op_node<Fn, R, K0, K1, K2> {
     K1 k1;
     K2 k2;
     template <class At>
-    __device__ R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a), k2.at(a))); }
+    MIXT_GPU_FUNC R at(const At& a) const { return static_cast<R>(Fn{}(k0.at(a), k1.at(a), k2.at(a))); }
     template <int V>
-    __device__ lanes<R, V> lanes_at(index_t i) const {
+    MIXT_GPU_FUNC lanes<R, V> lanes_at(index_t i) const {
         const auto x = k0.template lanes_at<V>(i);
         const auto y = k1.template lanes_at<V>(i);
         const auto z = k2.template lanes_at<V>(i);
@@ -209,9 +224,9 @@ struct compare_node {
     K k;
     F f;
     template <class At>
-    __device__ bool at(const At& a) const { return f(k.at(a)); }
+    MIXT_GPU_FUNC bool at(const At& a) const { return f(k.at(a)); }
     template <int V>
-    __device__ lanes<bool, V> lanes_at(index_t i) const {
+    MIXT_GPU_FUNC lanes<bool, V> lanes_at(index_t i) const {
         const auto x = k.template lanes_at<V>(i);
         lanes<bool, V> r;
 #pragma unroll
@@ -284,6 +299,15 @@ struct binder {
         return std::apply([&](const auto&... c) { return op_node<Fn, Rt, decltype(of(c))...>{of(c)...}; }, o.ks);
     }
 };
+
+} // namespace gpu
+
+#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
+
+template <>
+inline constexpr bool gpu_device_v<Eigen::GpuDevice> = true;
+
+namespace gpu {
 
 template <class D, class K, int V>
 __global__ void flat_vector_kernel(D* dst, K k, index_t chunks, index_t n) {

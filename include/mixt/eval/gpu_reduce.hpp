@@ -36,7 +36,6 @@ namespace mixt::detail {
 template <class Device>
 struct gpu_reductions;
 
-#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
 namespace gpu {
 
 /// A pairwise stack of one column's partial results, in a thread's registers and local memory (the CPU's
@@ -47,7 +46,7 @@ struct local_stack {
     lane entries[64];
     int levels[64];
     int size = 0;
-    __device__ void push(lane v) {
+    MIXT_GPU_FUNC void push(lane v) {
         int level = 0;
         while (size > 0 && levels[size - 1] == level) {
             v = Op::combine(entries[size - 1], v);
@@ -57,7 +56,7 @@ struct local_stack {
         entries[size] = v;
         levels[size++] = level;
     }
-    __device__ lane finish() const {
+    MIXT_GPU_FUNC lane finish() const {
         if (size == 0) return Op::identity();
         lane out = entries[size - 1];
         for (int e = size - 2; e >= 0; --e) out = Op::combine(entries[e], out);
@@ -74,82 +73,155 @@ struct reduce_desc {
     index_t out_row_stride[N];
     index_t box_dims[N];
     index_t stream = 0, block = 0, P = 32, columns = 1, nblocks = 0, rows = 0, supers = 0, blocks_per_super = 1;
+    MIXT_GPU_FUNC index_t lane_items() const { return rows * nblocks * P; }
+    MIXT_GPU_FUNC index_t super_items() const { return rows * supers * columns; }
+    MIXT_GPU_FUNC index_t result_items() const { return rows * columns; }
 };
 
-/// The index of output row `row` along the row dimensions, into g.idx[0, n_row).
-template <int N>
-__device__ __forceinline__ void row_index(const reduce_desc<N>& d, index_t row, grid_at<N>& g) {
+/// A plan as the kernels read it: one iteration space for the device nodes (the output rows' dimensions, then
+/// the box's; operand 0, the stream, unused) and the descriptor.
+template <int R, std::size_t M>
+struct reduce_launch {
+    static constexpr int N = static_cast<int>(iteration_space<R, M>::max_dims);
+    iteration_space<R, M> space{};
+    reduce_desc<N> desc{};
+};
+template <int R, int RO, std::size_t L>
+reduce_launch<R, L + 1> make_reduce_launch(const reduce_plan<R, RO, L>& plan) {
+    constexpr std::size_t M = L + 1;
+    reduce_launch<R, M> out;
+    auto& space = out.space;
+    auto& d = out.desc;
+    // The row axes and the box's dimensions are different axes of more than one element (or one dimension
+    // of one element): at most max(R, 1) in all.
+    space.rank = plan.n_row_axes + plan.box.rank;
+    eigen_assert(space.rank <= (reduce_launch<R, M>::N));
+    d.n_row = plan.n_row_axes;
+    d.box_rank = plan.box.rank;
+    for (int a = 0; a < plan.n_row_axes; ++a) {
+        const auto ax = static_cast<std::size_t>(plan.row_axes[static_cast<std::size_t>(a)]);
+        space.dims[static_cast<std::size_t>(a)] = plan.S[ax];
+        for (std::size_t k = 0; k < L; ++k) space.strides[k + 1][static_cast<std::size_t>(a)] = plan.leaf_strides[k][ax];
+        d.row_dims[a] = plan.S[ax];
+        d.out_row_stride[a] = plan.out_stride[ax];
+    }
+    for (int j = 0; j < plan.box.rank; ++j) {
+        const auto at = static_cast<std::size_t>(plan.n_row_axes + j);
+        space.dims[at] = plan.box.dims[static_cast<std::size_t>(j)];
+        for (std::size_t o = 0; o < M; ++o) space.strides[o][at] = plan.box.strides[o][static_cast<std::size_t>(j)];
+        d.box_dims[j] = plan.box.dims[static_cast<std::size_t>(j)];
+    }
+    d.stream = plan.stream;
+    d.block = plan.shape.block;
+    d.P = plan.shape.P;
+    d.columns = plan.columns;
+    d.rows = plan.rows;
+    d.nblocks = plan.stream == 0 ? 0 : (plan.stream + plan.shape.block - 1) / plan.shape.block;
+    d.supers = plan.supers;
+    d.blocks_per_super = plan.super / plan.shape.block;
+    return out;
+}
+
+/// Lane `item` of the first kernel (item = (row * nblocks + block) * P + lane): lane p of a block folds stream
+/// elements p, p + P, ... of the block in order, each computed by the device nodes k.
+template <class Op, class Kn, int N>
+MIXT_GPU_FUNC typename Op::lane lane_of(const Kn& k, const reduce_desc<N>& d, index_t item) {
+    using lane = typename Op::lane;
+    const index_t p = item % d.P, t = item / d.P;
+    const index_t b = t % d.nblocks;
+    index_t row = t / d.nblocks;
+    grid_at<N> g;
+    g.rank = d.n_row + d.box_rank;
     for (int a = d.n_row - 1; a >= 0; --a) {
         g.idx[a] = row % d.row_dims[a];
         row /= d.row_dims[a];
     }
+    lane l = Op::identity();
+    const index_t first = b * d.block + p;
+    const index_t count = first >= d.stream ? 0 : std::min(d.block / d.P, (d.stream - first + d.P - 1) / d.P);
+    // Unrolled, so that a thread has many loads in flight (the folds of a lane depend on each other, the loads
+    // do not): a lane of a 32-lane stream reads 128 elements 32 apart.
+#if defined(__CUDA_ARCH__)
+#pragma unroll 16
+#endif
+    for (index_t r = 0; r < count; ++r) {
+        const index_t s = first + r * d.P;
+        index_t rest = s;
+        for (int j = d.box_rank - 1; j > 0; --j) {
+            g.idx[d.n_row + j] = rest % d.box_dims[j];
+            rest /= d.box_dims[j];
+        }
+        g.idx[d.n_row] = rest;
+        if constexpr (Op::indexed)
+            l = Op::combine(l, Op::from(k.at(g), d.columns == 1 ? s : s / d.columns));
+        else
+            l = Op::combine(l, Op::from(k.at(g), 0));
+    }
+    return l;
 }
 
-template <class Op, class Kn, int N>
-__global__ void lanes_kernel(typename Op::lane* lanes, Kn k, reduce_desc<N> d, index_t items) {
+/// Item (row * supers + super) * columns + column of the second kernel: each block's lanes of that column
+/// combined in order (the CPU's end of a block) and pushed onto a pairwise stack, whose result it is.
+template <class Op, int N>
+MIXT_GPU_FUNC typename Op::lane super_of(const typename Op::lane* lanes, const reduce_desc<N>& d, index_t item) {
     using lane = typename Op::lane;
-    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
-    const index_t per_block = d.block / d.P;
-    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
-        const index_t p = item % d.P, t = item / d.P;
-        const index_t b = t % d.nblocks, row = t / d.nblocks;
-        grid_at<N> g;
-        g.rank = d.n_row + d.box_rank;
-        row_index(d, row, g);
-        lane l = Op::identity();
-        const index_t first = b * d.block + p;
-        const index_t count = first >= d.stream ? 0 : std::min(per_block, (d.stream - first + d.P - 1) / d.P);
-#pragma unroll 4
-        for (index_t r = 0; r < count; ++r) {
-            const index_t s = first + r * d.P;
-            index_t rest = s;
-            for (int j = d.box_rank - 1; j > 0; --j) {
-                g.idx[d.n_row + j] = rest % d.box_dims[j];
-                rest /= d.box_dims[j];
-            }
-            g.idx[d.n_row] = rest;
-            if constexpr (Op::indexed)
-                l = Op::combine(l, Op::from(k.at(g), s / d.columns));
-            else
-                l = Op::combine(l, Op::from(k.at(g), 0));
-        }
-        lanes[item] = l;
+    const index_t m = d.P / d.columns;
+    const index_t c = item % d.columns, t = item / d.columns;
+    const index_t sb = t % d.supers, row = t / d.supers;
+    local_stack<Op> st;
+    const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
+    for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
+        const lane* l = lanes + (row * d.nblocks + b) * d.P;
+        lane v = l[c];
+        for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[c + j * d.columns]);
+        st.push(v);
     }
+    return st.finish();
+}
+
+/// Item row * columns + column of the third kernel: the row's super-blocks pushed onto a pairwise stack, the
+/// result in T; and its offset in the result.
+template <reduce_kind K, class A, class Op, class T, int N>
+MIXT_GPU_FUNC T result_of(const typename Op::lane* partial, const reduce_desc<N>& d, index_t count, index_t item,
+                          index_t& offset) {
+    const index_t c = item % d.columns, row = item / d.columns;
+    local_stack<Op> st;
+    for (index_t sb = 0; sb < d.supers; ++sb) st.push(partial[(row * d.supers + sb) * d.columns + c]);
+    index_t off = 0, rest = row;
+    for (int a = d.n_row - 1; a >= 0; --a) {
+        off += (rest % d.row_dims[a]) * d.out_row_stride[a];
+        rest /= d.row_dims[a];
+    }
+    offset = off + c;
+    return reduce_result<K, A, T>(st.finish(), count);
+}
+
+} // namespace gpu
+
+#if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
+namespace gpu {
+
+template <class Op, class Kn, int N>
+__global__ void lanes_kernel(typename Op::lane* lanes, Kn k, reduce_desc<N> d) {
+    const index_t items = d.lane_items(), step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step)
+        lanes[item] = lane_of<Op>(k, d, item);
 }
 
 template <class Op, int N>
-__global__ void super_kernel(const typename Op::lane* lanes, typename Op::lane* partial, reduce_desc<N> d, index_t items) {
-    using lane = typename Op::lane;
-    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
-    const index_t m = d.P / d.columns;
-    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
-        const index_t c = item % d.columns, t = item / d.columns;
-        const index_t sb = t % d.supers, row = t / d.supers;
-        local_stack<Op> st;
-        const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
-        for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
-            const lane* l = lanes + (row * d.nblocks + b) * d.P;
-            lane v = l[c];
-            for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[c + j * d.columns]);
-            st.push(v);
-        }
-        partial[item] = st.finish();
-    }
+__global__ void super_kernel(const typename Op::lane* lanes, typename Op::lane* partial, reduce_desc<N> d) {
+    const index_t items = d.super_items(), step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step)
+        partial[item] = super_of<Op>(lanes, d, item);
 }
 
 template <reduce_kind K, class A, class Op, class T, int N>
-__global__ void result_kernel(const typename Op::lane* partial, T* out, reduce_desc<N> d, index_t count, index_t items) {
-    const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x;
+__global__ void result_kernel(const typename Op::lane* partial, T* out, reduce_desc<N> d, index_t count) {
+    const index_t items = d.result_items(), step = static_cast<index_t>(gridDim.x) * blockDim.x;
     for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step) {
-        const index_t c = item % d.columns, row = item / d.columns;
-        local_stack<Op> st;
-        for (index_t sb = 0; sb < d.supers; ++sb) st.push(partial[(row * d.supers + sb) * d.columns + c]);
-        index_t off = 0, rest = row;
-        for (int a = d.n_row - 1; a >= 0; --a) {
-            off += (rest % d.row_dims[a]) * d.out_row_stride[a];
-            rest /= d.row_dims[a];
-        }
-        out[off + c] = reduce_result<K, A, T>(st.finish(), count);
+        index_t offset = 0;
+        const T v = result_of<K, A, Op, T>(partial, d, count, item, offset);
+        out[offset] = v;
     }
 }
 
@@ -197,57 +269,24 @@ std::pair<value_t<Red>*, shape_t<Red::rank>> reduce_operand(const Red& r, const 
     const auto plan = make_reduce_plan(r, c); // every error is thrown here, before any launch
     T* const out = buffers.allocate<T>(plan.outputs);
     if (plan.outputs == 0) return {out, plan.out_shape};
-    constexpr std::size_t L = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>>;
-    constexpr std::size_t M = L + 1;
-    using space_t = iteration_space<R, M>;
-    constexpr int N = static_cast<int>(space_t::max_dims);
-
-    // One space for the device nodes: the output rows' dimensions, then the box's.
-    space_t space{};
-    space.rank = plan.n_row_axes + plan.box.rank;
-    eigen_assert(space.rank <= N);
-    reduce_desc<N> d{};
-    d.n_row = plan.n_row_axes;
-    d.box_rank = plan.box.rank;
-    for (int a = 0; a < plan.n_row_axes; ++a) {
-        const auto ax = static_cast<std::size_t>(plan.row_axes[static_cast<std::size_t>(a)]);
-        space.dims[static_cast<std::size_t>(a)] = plan.S[ax];
-        for (std::size_t k = 0; k < L; ++k) space.strides[k + 1][static_cast<std::size_t>(a)] = plan.leaf_strides[k][ax];
-        d.row_dims[a] = plan.S[ax];
-        d.out_row_stride[a] = plan.out_stride[ax];
-    }
-    for (int j = 0; j < plan.box.rank; ++j) {
-        const auto at = static_cast<std::size_t>(plan.n_row_axes + j);
-        space.dims[at] = plan.box.dims[static_cast<std::size_t>(j)];
-        for (std::size_t o = 0; o < M; ++o) space.strides[o][at] = plan.box.strides[o][static_cast<std::size_t>(j)];
-        d.box_dims[j] = plan.box.dims[static_cast<std::size_t>(j)];
-    }
-    d.stream = plan.stream;
-    d.block = plan.shape.block;
-    d.P = plan.shape.P;
-    d.columns = plan.columns;
-    d.rows = plan.rows;
-    d.nblocks = plan.stream == 0 ? 0 : (plan.stream + plan.shape.block - 1) / plan.shape.block;
-    d.supers = plan.supers;
-    d.blocks_per_super = plan.super / plan.shape.block;
+    constexpr std::size_t M = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>> + 1;
+    const auto launch = make_reduce_launch(plan);
+    const auto& d = launch.desc;
+    constexpr int N = reduce_launch<R, M>::N;
 
     const cudaStream_t stream = device.stream();
     (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
-    lane* const partial = buffers.allocate<lane>(plan.rows * plan.supers * plan.columns);
+    lane* const partial = buffers.allocate<lane>(d.super_items());
     if (plan.supers > 0) {
-        lane* const lanes = buffers.allocate<lane>(plan.rows * d.nblocks * d.P);
+        lane* const lanes = buffers.allocate<lane>(d.lane_items());
         const auto tree = make_kernel_tree<A>(c);
-        binder<R, M> b{space};
+        binder<R, M> b{launch.space};
         const auto k = b.of(tree);
         using Kn = std::remove_const_t<decltype(k)>;
-        const index_t lane_items = plan.rows * d.nblocks * d.P;
-        lanes_kernel<Op, Kn, N><<<blocks_for(lane_items, threads), threads, 0, stream>>>(lanes, k, d, lane_items);
-        const index_t super_items = plan.rows * plan.supers * plan.columns;
-        super_kernel<Op, N><<<blocks_for(super_items, threads), threads, 0, stream>>>(lanes, partial, d, super_items);
+        lanes_kernel<Op, Kn, N><<<blocks_for(d.lane_items(), threads), threads, 0, stream>>>(lanes, k, d);
+        super_kernel<Op, N><<<blocks_for(d.super_items(), threads), threads, 0, stream>>>(lanes, partial, d);
     }
-    const index_t result_items = plan.rows * plan.columns;
-    result_kernel<K, A, Op, T, N>
-        <<<blocks_for(result_items, threads), threads, 0, stream>>>(partial, out, d, plan.reduced_count, result_items);
+    result_kernel<K, A, Op, T, N><<<blocks_for(d.result_items(), threads), threads, 0, stream>>>(partial, out, d, plan.reduced_count);
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) throw_launch_error(err);
     return {out, plan.out_shape};
 }

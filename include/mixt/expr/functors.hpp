@@ -518,8 +518,7 @@ MIXT_DETAIL_MATH(tanh_fn, tanh)
 #undef MIXT_DETAIL_REAL_MATH
 #undef MIXT_DETAIL_COMPLEX_MATH
 
-#if defined(__CUDA_ARCH__)
-// exp of an f16 or bf16 value in GPU code, the correctly rounded value as on the host, at float speed
+// exp of an f16 or bf16 value for GPU code, the correctly rounded value as on the host, at float speed
 // (double's exp made E10, exp(f16) * bf16, compute-bound on an H200). In float, with explicitly rounded
 // operations (no -fmad or fast-math flag changes them): k = x / ln 2 rounded to an integer (by adding 1.5 * 2^23,
 // which leaves k in the low bits: no conversion instruction), r = x - k ln 2 (Cody-Waite, ln 2 in two parts,
@@ -529,26 +528,42 @@ MIXT_DETAIL_MATH(tanh_fn, tanh)
 // monotonic), found from the bits below T's precision without converting; the rest (about 1 value in 1000),
 // and x outside [-87, 88] or a result below 2^-24 (T's result 0 or inf, NaN), take the double path as the host.
 // Conversions run at a quarter of the arithmetic rate, so the fast path converts only x in and the result out.
+// The host compiles the same steps (std::fma, per-operation rounding): test/expr/functors_test.cpp checks every
+// value of both types there, test/gpu/gpu_test.cu on a GPU.
+EIGEN_DEVICE_FUNC inline float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);
+#else
+    return std::fma(a, b, c);
+#endif
+}
+EIGEN_DEVICE_FUNC inline float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(a, b);
+#else
+    return rounded(a + b);
+#endif
+}
 template <class T>
-__device__ T small_float_exp(T a) {
+EIGEN_DEVICE_FUNC T small_float_exp(T a) {
     const float x = static_cast<float>(a);
     if (x >= -87.0f && x <= 88.0f) {
-        const float t = __fmaf_rn(x, 1.44269502162933349609375f, 12582912.0f);
-        const float k = __fadd_rn(t, -12582912.0f);
-        const int ki = __float_as_int(t) - 0x4B400000; // |k| <= 127
-        float r = __fmaf_rn(-k, 0.693145751953125f, x); // k * ln2_hi is exact (ln2_hi has 16 bits)
-        r = __fmaf_rn(-k, 1.428606765330187045e-06f, r);
+        const float t = fma_rn(x, 1.44269502162933349609375f, 12582912.0f);
+        const float k = add_rn(t, -12582912.0f);
+        const int ki = bit_cast<int>(t) - 0x4B400000; // |k| <= 127
+        float r = fma_rn(-k, 0.693145751953125f, x); // k * ln2_hi is exact (ln2_hi has 16 bits)
+        r = fma_rn(-k, 1.428606765330187045e-06f, r);
         float p = 1.0f / 5040.0f;
-        p = __fmaf_rn(p, r, 1.0f / 720.0f);
-        p = __fmaf_rn(p, r, 1.0f / 120.0f);
-        p = __fmaf_rn(p, r, 1.0f / 24.0f);
-        p = __fmaf_rn(p, r, 1.0f / 6.0f);
-        p = __fmaf_rn(p, r, 0.5f);
-        p = __fmaf_rn(p, r, 1.0f);
-        p = __fmaf_rn(p, r, 1.0f);
+        p = fma_rn(p, r, 1.0f / 720.0f);
+        p = fma_rn(p, r, 1.0f / 120.0f);
+        p = fma_rn(p, r, 1.0f / 24.0f);
+        p = fma_rn(p, r, 1.0f / 6.0f);
+        p = fma_rn(p, r, 0.5f);
+        p = fma_rn(p, r, 1.0f);
+        p = fma_rn(p, r, 1.0f);
         const int k1 = ki / 2, k2 = ki - k1; // each half's power of two is a normal float
-        const float y = __fmul_rn(__fmul_rn(p, __int_as_float((k1 + 127) << 23)), __int_as_float((k2 + 127) << 23));
-        const unsigned b = __float_as_uint(y); // a normal float: y >= e^-87 (2 ulp) > 2^-126
+        const float y = mul_rn(mul_rn(p, bit_cast<float>((k1 + 127) << 23)), bit_cast<float>((k2 + 127) << 23));
+        const unsigned b = bit_cast<unsigned>(y); // a normal float: y >= e^-87 (2 ulp) > 2^-126
         const int e = static_cast<int>(b >> 23) - 127;
         // The float bits below T's precision at y: 16 for bf16, 13 for a normal f16, more for a subnormal one.
         const int below = std::is_same_v<T, Eigen::bfloat16> ? 16 : 13 + (e < -14 ? -14 - e : 0);
@@ -559,7 +574,6 @@ __device__ T small_float_exp(T a) {
     }
     return ::mixt::convert<T>(Eigen::numext::exp(static_cast<double>(x)));
 }
-#endif
 
 struct exp_fn {
     template <class T>
