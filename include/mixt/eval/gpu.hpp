@@ -46,8 +46,10 @@ inline constexpr bool gpu_device_v = false;
 // per-element and reduction logic on the CPU (test/eval/gpu_reduce_test.cpp); the kernels need nvcc.
 #if defined(__CUDACC__)
 #define MIXT_GPU_FUNC __host__ __device__ __forceinline__
+#define MIXT_GPU_UNROLL _Pragma("unroll")
 #else
 #define MIXT_GPU_FUNC inline
+#define MIXT_GPU_UNROLL
 #endif
 
 namespace gpu {
@@ -95,7 +97,7 @@ MIXT_GPU_FUNC lanes<T, V> load_lanes(const T* p) {
     using U = load_unit_t<bytes>;
     constexpr int units = bytes / static_cast<int>(sizeof(U));
     U u[units];
-#pragma unroll
+MIXT_GPU_UNROLL
     for (int k = 0; k < units; ++k) u[k] = reinterpret_cast<const U*>(p)[k];
     lanes<T, V> r;
     memcpy(static_cast<void*>(r.v), u, bytes);
@@ -108,7 +110,7 @@ MIXT_GPU_FUNC void store_lanes(T* p, const lanes<T, V>& r) {
     constexpr int units = bytes / static_cast<int>(sizeof(U));
     U u[units];
     memcpy(u, static_cast<const void*>(r.v), bytes);
-#pragma unroll
+MIXT_GPU_UNROLL
     for (int k = 0; k < units; ++k) reinterpret_cast<U*>(p)[k] = u[k];
 }
 
@@ -138,7 +140,7 @@ struct const_node {
     template <int V>
     MIXT_GPU_FUNC lanes<T, V> lanes_at(index_t) const {
         lanes<T, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int k = 0; k < V; ++k) r.v[k] = s;
         return r;
     }
@@ -155,7 +157,7 @@ struct convert_node {
     MIXT_GPU_FUNC lanes<S, V> lanes_at(index_t i) const {
         const auto x = k.template lanes_at<V>(i);
         lanes<S, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int j = 0; j < V; ++j) r.v[j] = mixt::convert<S>(x.v[j]);
         return r;
     }
@@ -174,7 +176,7 @@ struct op_node<Fn, R, K0> {
     MIXT_GPU_FUNC lanes<R, V> lanes_at(index_t i) const {
         const auto x = k0.template lanes_at<V>(i);
         lanes<R, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j]));
         return r;
     }
@@ -191,7 +193,7 @@ struct op_node<Fn, R, K0, K1> {
         const auto x = k0.template lanes_at<V>(i);
         const auto y = k1.template lanes_at<V>(i);
         lanes<R, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j], y.v[j]));
         return r;
     }
@@ -210,7 +212,7 @@ struct op_node<Fn, R, K0, K1, K2> {
         const auto y = k1.template lanes_at<V>(i);
         const auto z = k2.template lanes_at<V>(i);
         lanes<R, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int j = 0; j < V; ++j) r.v[j] = static_cast<R>(Fn{}(x.v[j], y.v[j], z.v[j]));
         return r;
     }
@@ -229,7 +231,7 @@ struct compare_node {
     MIXT_GPU_FUNC lanes<bool, V> lanes_at(index_t i) const {
         const auto x = k.template lanes_at<V>(i);
         lanes<bool, V> r;
-#pragma unroll
+MIXT_GPU_UNROLL
         for (int j = 0; j < V; ++j) r.v[j] = f(x.v[j]);
         return r;
     }
