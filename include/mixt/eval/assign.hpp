@@ -185,7 +185,7 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
             using S = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
             const auto b = broadcast_view<R>(v, dst.dims);
             bool same = static_cast<const void*>(b.data) == static_cast<const void*>(dst.data) && sizeof(S) == sizeof(T);
-            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d)
+            for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
                 same = same && (dst.dims[d] <= 1 || b.strides[d] == dst.strides[d]);
             if (!same) throw_partial_overlap(what);
         }

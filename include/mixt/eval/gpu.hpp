@@ -46,9 +46,12 @@ inline constexpr bool gpu_device_v = false;
 // per-element and reduction logic on the CPU (test/eval/gpu_reduce_test.cpp); the kernels need nvcc.
 #if defined(__CUDACC__)
 #define MIXT_GPU_FUNC __host__ __device__ __forceinline__
-#define MIXT_GPU_UNROLL _Pragma("unroll")
 #else
 #define MIXT_GPU_FUNC inline
+#endif
+#if defined(__CUDA_ARCH__) // nvcc's device pass (its host pass and host compilers warn of an unknown pragma)
+#define MIXT_GPU_UNROLL _Pragma("unroll")
+#else
 #define MIXT_GPU_UNROLL
 #endif
 

@@ -129,9 +129,9 @@ struct reduce_op<reduce_kind::prod, A> {
             return static_cast<lane>(a & b);
         else if constexpr (std::is_unsigned_v<lane> && sizeof(lane) < sizeof(unsigned))
             return static_cast<lane>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+        else if constexpr (is_complex_v<A>) // mixt's product (functors.hpp): every product rounded once, on every
+            return mul_fn{}(a, b);          // device and whatever -ffp-contract says; never std::complex's operators
 #if defined(__CUDA_ARCH__)
-        else if constexpr (is_complex_v<A>) // not std::complex's operators in device code (functors.hpp)
-            return mul_fn{}(a, b);
         else if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>)
             return mul_rn(a, b);
 #endif
@@ -1183,7 +1183,7 @@ auto make_reduce_plan(const Red& r, const C& c) {
     // The result's shape, and the stride in it of each of the operand's kept axes.
     {
         std::size_t o = 0;
-        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
                 plan.out_shape[o++] = S[d];
             else if constexpr (Red::keep)
@@ -1194,14 +1194,14 @@ auto make_reduce_plan(const Red& r, const C& c) {
     const shape_t<RO> out_contig = contiguous_strides<RO>(plan.out_shape, row_major);
     {
         std::size_t o = 0;
-        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
                 plan.out_stride[d] = out_contig[o++];
             else if constexpr (Red::keep)
                 ++o;
         }
     }
-    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) (reduced[d] ? plan.reduced_count : plan.outputs) *= S[d];
+    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) (reduced[d] ? plan.reduced_count : plan.outputs) *= S[d];
     if (plan.reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
                                     K == reduce_kind::argmax))
         throw_empty_reduction(what, shape_text(S)); // also when there is no output (NumPy and JAX raise too)

@@ -161,14 +161,14 @@ auto view_of(const X& x) {
         return v;
     } else if constexpr (requires { x.startIndices(); x.sizes(); x.expression(); }) { // slice
         auto v = view_of(x.expression());
-        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             v.data += x.startIndices()[d] * v.strides[d];
             v.dims[d] = x.sizes()[d];
         }
         return v;
     } else if constexpr (requires { x.strides(); x.expression(); }) { // stride: every k-th element
         auto v = view_of(x.expression());
-        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             const index_t k = x.strides()[d];
             v.dims[d] = (v.dims[d] + k - 1) / k;
             v.strides[d] *= k;
@@ -176,7 +176,7 @@ auto view_of(const X& x) {
         return v;
     } else {
         strided_view<T, R> v{x.data(), {}, {}};
-        for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) v.dims[d] = x.dimensions()[d];
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) v.dims[d] = x.dimensions()[d];
         v.strides = contiguous_strides<R>(v.dims, array_traits<X>::layout == static_cast<int>(Eigen::RowMajor));
         return v;
     }
@@ -191,11 +191,11 @@ auto shape_of(const X& x) {
     } else {
         shape_t<R> s{};
         if constexpr (requires { x.dimensions(); }) {
-            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) s[d] = x.dimensions()[d];
+            for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) s[d] = x.dimensions()[d];
         } else {
             Eigen::DefaultDevice device;
             Eigen::TensorEvaluator<const X, Eigen::DefaultDevice> ev(x, device);
-            for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) s[d] = ev.dimensions()[d];
+            for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) s[d] = ev.dimensions()[d];
         }
         return s;
     }
@@ -224,7 +224,7 @@ void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& d
         seen = true;
     }
     const shape_t<R> before = acc;
-    for (std::size_t k = 0; k < r; ++k) {
+    for (std::size_t k = 0; k != r; ++k) {
         index_t& a = acc[static_cast<std::size_t>(R) - r + k];
         const index_t b = dims[k];
         if (a == b || b == 1) continue;
@@ -255,7 +255,7 @@ template <class T, int R>
 std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const strided_view<T, R>& v) {
     const auto base = reinterpret_cast<std::uintptr_t>(v.data);
     std::intptr_t lo = 0, hi = 0;
-    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
         if (v.dims[d] == 0) return {base, base};
         const std::intptr_t span = static_cast<std::intptr_t>(v.strides[d]) * static_cast<std::intptr_t>(v.dims[d] - 1);
         (span < 0 ? lo : hi) += span;
@@ -271,7 +271,7 @@ template <class T, int R>
 bool elements_distinct(const strided_view<T, R>& v) {
     std::array<std::pair<index_t, index_t>, static_cast<std::size_t>(R)> by_stride{};
     std::size_t n = 0;
-    for (std::size_t d = 0; d < static_cast<std::size_t>(R); ++d) {
+    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
         if (v.dims[d] == 0) return true;
         if (v.dims[d] > 1) by_stride[n++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.dims[d]};
     }
