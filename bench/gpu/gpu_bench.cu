@@ -68,7 +68,8 @@ struct device_array {
     device_array& operator=(const device_array&) = delete;
     ~device_array() { cudaFree(p); }
     std::size_t bytes() const { return sizeof(T) * static_cast<std::size_t>(n); }
-    void upload(const std::vector<T>& h) { check_cuda(cudaMemcpy(p, h.data(), bytes(), cudaMemcpyHostToDevice), "upload"); }
+    void upload(const T* h) { check_cuda(cudaMemcpy(p, h, bytes(), cudaMemcpyHostToDevice), "upload"); }
+    void upload(const std::vector<T>& h) { upload(h.data()); }
     std::vector<T> download() const {
         std::vector<T> h(static_cast<std::size_t>(n));
         check_cuda(cudaMemcpy(h.data(), p, bytes(), cudaMemcpyDeviceToHost), "download");
@@ -548,19 +549,6 @@ struct r6 {
     static auto eigen(const auto& x) { return x.template cast<float>().argmax(1); }
 };
 
-template <class T>
-struct device_copy {
-    T* p = nullptr;
-    std::size_t bytes;
-    explicit device_copy(const T* h, index_t n) : bytes(sizeof(T) * static_cast<std::size_t>(n > 0 ? n : 1)) {
-        check_cuda(cudaMalloc(reinterpret_cast<void**>(&p), bytes), "cudaMalloc");
-        if (h != nullptr) check_cuda(cudaMemcpy(p, h, bytes, cudaMemcpyHostToDevice), "upload");
-    }
-    device_copy(const device_copy&) = delete;
-    device_copy& operator=(const device_copy&) = delete;
-    ~device_copy() { cudaFree(p); }
-};
-
 /// A row of fixed shapes: mixt's result against the CPU's exactly (the NaN contract), Eigen's (where its GPU
 /// executor takes the expression) reported where it differs by more than 1e-3 relative; GB/s of every input
 /// element once and the result once, and of a device-to-device copy of the largest input.
@@ -575,29 +563,28 @@ row_result run_shaped(const Eigen::GpuDevice& device, int rounds, int reps) {
     using R = typename W::Scalar;
     constexpr int RO = W::NumDimensions;
     const auto dev = std::apply([](const auto&... h) {
-        return std::make_tuple(std::make_unique<device_copy<typename std::remove_cvref_t<decltype(h)>::Scalar>>(h.data(), h.size())...);
+        return std::make_tuple([&] {
+            auto d = std::make_unique<device_array<typename std::remove_cvref_t<decltype(h)>::Scalar>>(h.size());
+            d->upload(h.data());
+            return d;
+        }()...);
     }, host);
     const auto maps = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return std::make_tuple(rm_cmap<typename std::remove_cvref_t<decltype(std::get<I>(host))>::Scalar,
                                        std::remove_cvref_t<decltype(std::get<I>(host))>::NumDimensions>(
             std::get<I>(dev)->p, std::get<I>(host).dimensions())...);
     }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(host)>>>{});
-    device_copy<R> r(nullptr, want.size());
+    device_array<R> r(want.size());
     rm_map<R, RO> result(r.p, want.dimensions());
     double bytes = static_cast<double>(want.size()) * sizeof(R), largest = 0;
     std::apply([&](const auto&... h) { ((bytes += static_cast<double>(h.size()) * sizeof(typename std::remove_cvref_t<decltype(h)>::Scalar)), ...); }, host);
     std::apply([&](const auto&... h) { ((largest = std::max(largest, static_cast<double>(h.size()) * sizeof(typename std::remove_cvref_t<decltype(h)>::Scalar))), ...); }, host);
     const cudaStream_t stream = device.stream();
-    const auto download = [&] {
-        std::vector<R> v(static_cast<std::size_t>(want.size()));
-        check_cuda(cudaMemcpy(v.data(), r.p, sizeof(R) * v.size(), cudaMemcpyDeviceToHost), "download");
-        return v;
-    };
     const std::vector<R> want_v(want.data(), want.data() + want.size());
     auto run_mixt = [&] { std::apply([&](const auto&... m) { mixt::assign(result, X::expression(m...), device); }, maps); };
     run_mixt();
     check_cuda(cudaStreamSynchronize(stream), "mixt");
-    if (const index_t bad = mismatches(download(), want_v, 0.0); bad != 0) {
+    if (const index_t bad = mismatches(r.download(), want_v, 0.0); bad != 0) {
         out.mixt_ok = false;
         out.notes += "mixt WRONG in " + std::to_string(bad) + " elements; ";
     }
@@ -612,9 +599,9 @@ row_result run_shaped(const Eigen::GpuDevice& device, int rounds, int reps) {
     };
     run_eigen();
     check_cuda(cudaStreamSynchronize(stream), "eigen_cast");
-    if (const index_t e = mismatches(download(), want_v, 1e-3); e != 0) out.notes += "eigen_cast differs in " + std::to_string(e) + "; ";
+    if (const index_t e = mismatches(r.download(), want_v, 1e-3); e != 0) out.notes += "eigen_cast differs in " + std::to_string(e) + "; ";
     out.eigen = bytes / time_on(stream, run_eigen, rounds, reps) * 1e-9;
-    device_copy<unsigned char> a(nullptr, static_cast<index_t>(largest)), b(nullptr, static_cast<index_t>(largest));
+    device_array<unsigned char> a(static_cast<index_t>(largest)), b(static_cast<index_t>(largest));
     const double copy_s = time_on(stream, [&] {
         check_cuda(cudaMemcpyAsync(a.p, b.p, static_cast<std::size_t>(largest), cudaMemcpyDeviceToDevice, stream), "copy");
     }, rounds, reps);

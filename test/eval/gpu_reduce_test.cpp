@@ -27,31 +27,24 @@ using mixt::detail::index_t;
 template <class Red>
 auto reduce_as_the_gpu_does(const Red& r) {
     using namespace mixt::detail;
-    constexpr mixt::reduce_kind K = Red::kind;
-    using A = typename Red::accumulator_type;
-    using T = mixt::value_t<Red>;
-    using Op = reduce_op<K, A>;
-    using lane = typename Op::lane;
-    const auto& c = r.child;
-    constexpr int R = std::remove_cvref_t<decltype(c)>::rank;
-    const auto plan = make_reduce_plan(r, c);
+    const auto job = gpu::bind_reduction(r, r.child); // as the GPU's reduce_operand starts
+    using J = std::remove_const_t<decltype(job)>;
+    using Op = typename J::op;
+    using T = typename J::result;
+    const auto& plan = job.plan;
+    const auto& d = job.launch.desc;
     reduction_tensor_t<Red> out(to_dsizes<Red::rank>(plan.out_shape));
     out.setConstant(T(7)); // every element is written below
     if (plan.outputs == 0) return out;
-    constexpr std::size_t M = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>> + 1;
-    const auto launch = gpu::make_reduce_launch(plan);
-    const auto& d = launch.desc;
-    std::vector<lane> lanes(static_cast<std::size_t>(d.lane_items())), partial(static_cast<std::size_t>(d.super_items()));
+    std::vector<typename J::lane> lanes(static_cast<std::size_t>(d.lane_items())),
+        partial(static_cast<std::size_t>(d.super_items()));
     if (plan.supers > 0) {
-        const auto tree = make_kernel_tree<A>(c);
-        gpu::binder<R, M> b{launch.space};
-        const auto k = b.of(tree);
-        for (index_t i = 0; i < d.lane_items(); ++i) lanes[static_cast<std::size_t>(i)] = gpu::lane_of<Op>(k, d, i);
+        for (index_t i = 0; i < d.lane_items(); ++i) lanes[static_cast<std::size_t>(i)] = gpu::lane_of<Op>(job.nodes, d, i);
         for (index_t i = 0; i < d.super_items(); ++i) partial[static_cast<std::size_t>(i)] = gpu::super_of<Op>(lanes.data(), d, i);
     }
     for (index_t i = 0; i < d.result_items(); ++i) {
         index_t offset = -1;
-        const T v = gpu::result_of<K, A, Op, T>(partial.data(), d, plan.reduced_count, i, offset);
+        const T v = gpu::result_of<J::kind, typename J::accumulator, Op, T>(partial.data(), d, plan.reduced_count, i, offset);
         EXPECT_TRUE(offset >= 0 && offset < out.size());
         if (offset >= 0 && offset < out.size()) out.data()[offset] = v;
     }

@@ -14,31 +14,6 @@ namespace {
 
 using namespace mixt_gpu_test;
 
-// A host tensor's copy in device memory, seen through a TensorMap of its shape and layout.
-template <class T, int R, int L>
-class device_copy {
-  public:
-    explicit device_copy(const Eigen::Tensor<T, R, L>& host) : dims_(host.dimensions()), size_(host.size()) {
-        if (cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + 1) != cudaSuccess) throw std::bad_alloc();
-        if (size_ > 0) EXPECT_EQ(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-    }
-    ~device_copy() { cudaFree(ptr_); }
-    device_copy(const device_copy&) = delete;
-    device_copy& operator=(const device_copy&) = delete;
-    Eigen::TensorMap<Eigen::Tensor<T, R, L>> map() const { return {ptr_, dims_}; }
-    Eigen::Tensor<T, R, L> download() const {
-        Eigen::Tensor<T, R, L> host(dims_);
-        if (size_ > 0) EXPECT_EQ(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
-        return host;
-    }
-
-  private:
-    std::size_t bytes() const { return sizeof(T) * static_cast<std::size_t>(size_); }
-    T* ptr_ = nullptr;
-    typename Eigen::Tensor<T, R, L>::Dimensions dims_;
-    Eigen::Index size_;
-};
-
 // A tensor of the given shape and layout holding make<T>(seed)'s values (repeated where it has more than n).
 template <class T, int L = Eigen::RowMajor, class... I>
 Eigen::Tensor<T, sizeof...(I), L> make_shaped(std::uint64_t seed, I... dims) {
@@ -54,8 +29,8 @@ template <class Build, class... Hs>
 void expect_reduction(const Eigen::GpuDevice& device, const std::string& what, Build build, const Hs&... host) {
     const auto want = mixt::eval(build(host...));
     using W = std::remove_cvref_t<decltype(want)>;
-    const std::tuple<device_copy<typename Hs::Scalar, Hs::NumDimensions, Hs::Layout>...> on_device(host...);
-    const device_copy<typename W::Scalar, W::NumDimensions, W::Layout> out(want);
+    const std::tuple<device_tensor<typename Hs::Scalar, Hs::NumDimensions, Hs::Layout>...> on_device(host...);
+    const device_tensor<typename W::Scalar, W::NumDimensions, W::Layout> out(want);
     std::apply([&](const auto&... d) { mixt::assign(out.map(), build(d.map()...), device); }, on_device);
     device.synchronize();
     ASSERT_EQ(cudaGetLastError(), cudaSuccess) << what;
@@ -126,8 +101,8 @@ TEST_F(gpu, reductions_equal_the_cpu_bit_for_bit) {
     // Nothing to reduce: sum is 0; max of nothing throws before any launch.
     const Eigen::Tensor<float, 2, Eigen::RowMajor> empty(4, 0);
     expect_reduction(dev, "sum(f32 [4, 0], 1)", [](const auto& a) { return mixt::sum(a, 1); }, empty);
-    const device_copy<float, 2, Eigen::RowMajor> d_empty(empty);
-    const device_copy<float, 1, Eigen::RowMajor> d_out(Eigen::Tensor<float, 1, Eigen::RowMajor>(4));
+    const device_tensor<float, 2, Eigen::RowMajor> d_empty(empty);
+    const device_tensor<float, 1, Eigen::RowMajor> d_out(Eigen::Tensor<float, 1, Eigen::RowMajor>(4));
     EXPECT_THROW(mixt::assign(d_out.map(), mixt::max(d_empty.map(), 1), dev), mixt::shape_error);
 }
 

@@ -46,30 +46,35 @@ void expect_same(const std::string& what, Eigen::Index count, const Got& got, co
     expect_all(what, count, got, want, same, [](Eigen::Index) { return " differs from the DefaultDevice's"; });
 }
 
-// Device memory holding a copy of a host tensor, seen through a TensorMap.
-template <class T>
+// Device memory of a tensor's shape and layout (a copy of a host tensor, or uninitialized), seen through a TensorMap.
+template <class T, int R = 1, int L = Eigen::ColMajor>
 class device_tensor {
   public:
-    explicit device_tensor(Eigen::Index size) : size_(size) {
-        if (cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()) != cudaSuccess) throw std::bad_alloc();
+    using host_type = Eigen::Tensor<T, R, L>;
+    explicit device_tensor(const typename host_type::Dimensions& dims) : dims_(dims) {
+        // (one byte at least: cudaMalloc of nothing gives no pointer)
+        if (cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + 1) != cudaSuccess) throw std::bad_alloc();
     }
-    explicit device_tensor(const Eigen::Tensor<T, 1>& host) : device_tensor(host.size()) {
-        EXPECT_EQ(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    explicit device_tensor(Eigen::Index size)
+        requires(R == 1)
+        : device_tensor(typename host_type::Dimensions(size)) {}
+    explicit device_tensor(const host_type& host) : device_tensor(host.dimensions()) {
+        if (host.size() > 0) EXPECT_EQ(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
     }
     ~device_tensor() { cudaFree(ptr_); }
     device_tensor(const device_tensor&) = delete;
     device_tensor& operator=(const device_tensor&) = delete;
-    Eigen::TensorMap<Eigen::Tensor<T, 1>> map() const { return {ptr_, size_}; }
-    Eigen::Tensor<T, 1> download() const {
-        Eigen::Tensor<T, 1> host(size_);
-        EXPECT_EQ(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    Eigen::TensorMap<host_type> map() const { return {ptr_, dims_}; }
+    host_type download() const {
+        host_type host(dims_);
+        if (host.size() > 0) EXPECT_EQ(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
         return host;
     }
 
   private:
-    std::size_t bytes() const { return sizeof(T) * static_cast<std::size_t>(size_); }
+    std::size_t bytes() const { return sizeof(T) * static_cast<std::size_t>(dims_.TotalSize()); }
     T* ptr_ = nullptr;
-    Eigen::Index size_;
+    typename host_type::Dimensions dims_;
 };
 
 template <class T>

@@ -122,6 +122,33 @@ reduce_launch<R, L + 1> make_reduce_launch(const reduce_plan<R, RO, L>& plan) {
     return out;
 }
 
+/// Reduction `r` of `c` (arrays, no reduction inside) made ready for the kernels: its plan, what the kernels read
+/// of it, and the operand's device nodes; the reduction's kind, accumulator, result and lane types. Both the GPU
+/// (reduce_operand below) and test/eval/gpu_reduce_test.cpp, which runs the kernels' items on the host, start here.
+template <class Red, class Plan, class Launch, class Kn>
+struct bound_reduction {
+    static constexpr reduce_kind kind = Red::kind;
+    using accumulator = typename Red::accumulator_type;
+    using result = value_t<Red>;
+    using op = reduce_op<kind, accumulator>;
+    using lane = typename op::lane;
+    Plan plan;
+    Launch launch;
+    Kn nodes;
+};
+/// Throws every error of the reduction (make_reduce_plan) before anything runs.
+template <class Red, class C>
+auto bind_reduction(const Red& r, const C& c) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
+    const auto plan = make_reduce_plan(r, c);
+    const auto launch = make_reduce_launch(plan);
+    constexpr std::size_t M = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>> + 1;
+    binder<R, M> b{launch.space};
+    const auto nodes = b.of(make_kernel_tree<typename Red::accumulator_type>(c));
+    return bound_reduction<Red, std::remove_const_t<decltype(plan)>, std::remove_const_t<decltype(launch)>,
+                           std::remove_const_t<decltype(nodes)>>{plan, launch, nodes};
+}
+
 /// Lane `item` of the first kernel (item = (row * nblocks + block) * P + lane): lane p of a block folds stream
 /// elements p, p + P, ... of the block in order, each computed by the device nodes k.
 template <class Op, class Kn, int N>
@@ -243,6 +270,7 @@ class stream_buffers {
     T* allocate(index_t count) {
         void* p = nullptr;
         const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(count > 0 ? count : 1);
+        owned_.reserve(owned_.size() + 1); // no allocation after cudaMallocAsync: nothing to leak if this throws
         if (const cudaError_t err = cudaMallocAsync(&p, bytes, stream_); err != cudaSuccess)
             throw_cuda_error("device memory for a reduction", err);
         owned_.push_back(p);
@@ -257,52 +285,41 @@ class stream_buffers {
 /// The result of reduction `r` of `c` (arrays in device memory, no reduction inside), in device memory that
 /// `buffers` owns, contiguous in the result's layout; and the result's shape.
 template <class Red, class C>
-std::pair<value_t<Red>*, shape_t<Red::rank>> reduce_operand(const Red& r, const C& c, const Eigen::GpuDevice& device, stream_buffers& buffers) {
-    constexpr int R = std::remove_cvref_t<C>::rank;
-    constexpr reduce_kind K = Red::kind;
-    using A = typename Red::accumulator_type;
-    using T = value_t<Red>;
-    using Op = reduce_op<K, A>;
-    using lane = typename Op::lane;
+std::pair<value_t<Red>*, shape_t<Red::rank>> reduce_operand(const Red& r, const C& c, const Eigen::GpuDevice& device,
+                                                            stream_buffers& buffers) {
+    const auto job = bind_reduction(r, c); // every error is thrown here, before any launch
+    using J = std::remove_const_t<decltype(job)>;
+    using Op = typename J::op;
+    using lane = typename J::lane;
+    using T = typename J::result;
+    constexpr int N = std::remove_cvref_t<decltype(job.launch)>::N;
     constexpr int threads = 256;
-
-    const auto plan = make_reduce_plan(r, c); // every error is thrown here, before any launch
+    const auto& plan = job.plan;
+    const auto& d = job.launch.desc;
     T* const out = buffers.allocate<T>(plan.outputs);
     if (plan.outputs == 0) return {out, plan.out_shape};
-    constexpr std::size_t M = std::tuple_size_v<std::remove_cvref_t<decltype(plan.leaf_strides)>> + 1;
-    const auto launch = make_reduce_launch(plan);
-    const auto& d = launch.desc;
-    constexpr int N = reduce_launch<R, M>::N;
 
     const cudaStream_t stream = device.stream();
     (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
     lane* const partial = buffers.allocate<lane>(d.super_items());
     if (plan.supers > 0) {
         lane* const lanes = buffers.allocate<lane>(d.lane_items());
-        const auto tree = make_kernel_tree<A>(c);
-        binder<R, M> b{launch.space};
-        const auto k = b.of(tree);
-        using Kn = std::remove_const_t<decltype(k)>;
-        lanes_kernel<Op, Kn, N><<<blocks_for(d.lane_items(), threads), threads, 0, stream>>>(lanes, k, d);
+        using Kn = std::remove_const_t<decltype(job.nodes)>;
+        lanes_kernel<Op, Kn, N><<<blocks_for(d.lane_items(), threads), threads, 0, stream>>>(lanes, job.nodes, d);
         super_kernel<Op, N><<<blocks_for(d.super_items(), threads), threads, 0, stream>>>(lanes, partial, d);
     }
-    result_kernel<K, A, Op, T, N><<<blocks_for(d.result_items(), threads), threads, 0, stream>>>(partial, out, d, plan.reduced_count);
+    result_kernel<J::kind, typename J::accumulator, Op, T, N>
+        <<<blocks_for(d.result_items(), threads), threads, 0, stream>>>(partial, out, d, plan.reduced_count);
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) throw_launch_error(err);
     return {out, plan.out_shape};
 }
 
-/// `e` with every reduction in it replaced by a leaf over its result in device memory (owned by `buffers`); the
-/// other leaves refer to e's.
 template <class E>
-E materialize(const E& e, const Eigen::GpuDevice&, stream_buffers&) {
-    return e;
-}
-template <class P, class X>
-auto materialize(const leaf<P, X>& l, const Eigen::GpuDevice&, stream_buffers&) {
-    return leaf<P, const std::remove_cvref_t<X>&>{{}, l.x};
-}
+auto materialize(const E& e, const Eigen::GpuDevice& device, stream_buffers& buffers);
+
+/// Reduction r evaluated into device memory that `buffers` owns, as a leaf over it.
 template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given>
-auto materialize(const reduction<K, C, N, Keep, Given>& r, const Eigen::GpuDevice& device, stream_buffers& buffers) {
+auto reduce_into_device(const reduction<K, C, N, Keep, Given>& r, const Eigen::GpuDevice& device, stream_buffers& buffers) {
     using Red = reduction<K, C, N, Keep, Given>;
     using T = value_t<Red>;
     static_assert(fusable_v<typename Red::child_type>,
@@ -323,13 +340,11 @@ auto materialize(const reduction<K, C, N, Keep, Given>& r, const Eigen::GpuDevic
         return leaf<typename Red::policy, map_t>{{}, map_t(p, to_dsizes<RO>(shape))};
     }
 }
-template <class Op, class... Cs>
-auto materialize(const node<Op, Cs...>& n, const Eigen::GpuDevice& device, stream_buffers& buffers) {
-    return std::apply(
-        [&](const auto&... c) {
-            return node<Op, decltype(materialize(c, device, buffers))...>{{}, {materialize(c, device, buffers)...}};
-        },
-        n.children);
+
+/// `e` with every reduction in it replaced by a leaf over its result in device memory (owned by `buffers`).
+template <class E>
+auto materialize(const E& e, const Eigen::GpuDevice& device, stream_buffers& buffers) {
+    return replace_reductions(e, [&](const auto& r) { return reduce_into_device(r, device, buffers); });
 }
 
 } // namespace gpu

@@ -1031,29 +1031,37 @@ reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device);
 
 // --- materialize: reductions inside an expression evaluated first ------------------------------------------------
 
-/// `e` with every reduction in it replaced by a leaf that owns its result (evaluated on `device`); the other
-/// leaves refer to e's, literals and scalars are copied.
-template <class E, class Device>
-E materialize(const E& e, const Device&) {
+/// `e` with every reduction r in it replaced by the leaf `evaluate(r)` gives (r evaluated); the other leaves refer
+/// to e's, literals and scalars are copied. The CPU (materialize) and the GPU (gpu_reduce.hpp) differ only in
+/// `evaluate`.
+template <class E, class F>
+E replace_reductions(const E& e, const F&) {
     return e;
 }
-template <class P, class X, class Device>
-auto materialize(const leaf<P, X>& l, const Device&) {
+template <class P, class X, class F>
+auto replace_reductions(const leaf<P, X>& l, const F&) {
     return leaf<P, const std::remove_cvref_t<X>&>{{}, l.x};
 }
-
-template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class Device>
-auto materialize(const reduction<K, C, N, Keep, Given>& r, const Device& device) {
-    using Red = reduction<K, C, N, Keep, Given>;
-    return leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, reduce_into_new(r, device)};
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class F>
+auto replace_reductions(const reduction<K, C, N, Keep, Given>& r, const F& evaluate) {
+    return evaluate(r);
 }
-template <class Op, class... Cs, class Device>
-auto materialize(const node<Op, Cs...>& n, const Device& device) {
+template <class Op, class... Cs, class F>
+auto replace_reductions(const node<Op, Cs...>& n, const F& evaluate) {
     return std::apply(
         [&](const auto&... c) {
-            return node<Op, decltype(materialize(c, device))...>{{}, {materialize(c, device)...}};
+            return node<Op, decltype(replace_reductions(c, evaluate))...>{{}, {replace_reductions(c, evaluate)...}};
         },
         n.children);
+}
+
+/// `e` with every reduction in it replaced by a leaf that owns its result (evaluated on `device`).
+template <class E, class Device>
+auto materialize(const E& e, const Device& device) {
+    return replace_reductions(e, [&](const auto& r) {
+        using Red = std::remove_cvref_t<decltype(r)>;
+        return leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, reduce_into_new(r, device)};
+    });
 }
 
 /// materialize, and also every leaf that is an Eigen expression rather than an array in memory (a reshape, a
@@ -1089,21 +1097,6 @@ auto materialize_for_reduction(const node<Op, Cs...>& n, const Device& device) {
 [[noreturn]] MIXT_COLD inline void throw_empty_reduction(std::string_view what, const std::string& shape) {
     throw shape_error("mixt: " + std::string(what) + ": the reduced axes of an operand of shape " + shape +
                       " have no element, and " + std::string(what) + " of nothing is undefined");
-}
-
-/// a / b rounded once (in GPU code __fdiv_rn/__ddiv_rn, which no flag turns into an approximation).
-template <class F>
-EIGEN_DEVICE_FUNC F divide_rn(F a, F b) {
-#if defined(__CUDA_ARCH__)
-    if constexpr (std::is_same_v<F, float>)
-        return __fdiv_rn(a, b);
-    else if constexpr (std::is_same_v<F, double>)
-        return __ddiv_rn(a, b);
-    else
-        return a / b;
-#else
-    return a / b;
-#endif
 }
 
 /// The result of reduction K (accumulating in A) whose lanes combined to v over `count` elements, in T.

@@ -105,6 +105,22 @@ EIGEN_DEVICE_FUNC F mul_rn(F x, F y) {
 #endif
 }
 
+// a / b rounded once: in CUDA device code __fdiv_rn/__ddiv_rn, which no flag (-prec-div, fast math) turns into
+// an approximation.
+template <class F>
+EIGEN_DEVICE_FUNC F divide_rn(F a, F b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<F, float>)
+        return __fdiv_rn(a, b);
+    else if constexpr (std::is_same_v<F, double>)
+        return __ddiv_rn(a, b);
+    else
+        return a / b;
+#else
+    return a / b;
+#endif
+}
+
 template <class T, class F>
 EIGEN_DEVICE_FUNC T via_compute(const T& a, F f) {
     return static_cast<T>(f(static_cast<compute_t<T>>(a)));
