@@ -736,10 +736,29 @@ struct stream_fold {
     reduce_scratch<lane>& scratch;
     pairwise_stack<Op> stack;
     index_t in_block = 0;
+    /// Whether the lanes hold values not yet pushed (grouping_free streams only; see block_done).
+    bool carried = false;
+
+    /// Whether the result is the same bits however the stream's values are grouped: the integer lanes of a sum,
+    /// mean or product (which wrap modulo 2^N), of min and max, any and all. Such a stream ignores blocks: its
+    /// lanes take whole runs and are combined and pushed once, at finish, instead of at every block's end (for
+    /// a mean of a u8 image over 3 channels, that combine was a third of the time).
+    static constexpr bool grouping_free = !Op::indexed && std::is_integral_v<lane>;
 
     stream_fold(const stream_shape& s, reduce_scratch<lane>& sc)
         : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0} {
         std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+    }
+
+    /// After `in_block` grew: at a block's end, its lanes combined into columns and pushed. A grouping_free
+    /// stream takes whole runs without regard to blocks and only keeps its position among the lanes.
+    void block_done() {
+        if constexpr (grouping_free) {
+            carried = true;
+            in_block %= shape.P;
+        } else {
+            if (in_block == shape.block) end_block();
+        }
     }
 
     void end_block() {
@@ -754,6 +773,7 @@ struct stream_fold {
         stack.push(c);
         std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
         in_block = 0;
+        carried = false;
     }
 
     /// Elements s0, s0 + 1, ... of the stream (s0 a multiple of P away from the start of the block count).
@@ -761,7 +781,7 @@ struct stream_fold {
         lane* const l = scratch.lanes.data();
         const index_t P = shape.P, K = shape.K;
         while (n > 0) {
-            const index_t take = std::min(n, shape.block - in_block);
+            const index_t take = grouping_free ? n : std::min(n, shape.block - in_block);
             index_t q = in_block % P, j = 0;
             if constexpr (Op::indexed) {
                 if (K == 1) {
@@ -795,7 +815,7 @@ struct stream_fold {
             x += take;
             s0 += take;
             n -= take;
-            if (in_block == shape.block) end_block();
+            block_done();
         }
     }
 
@@ -815,7 +835,7 @@ struct stream_fold {
         const index_t P = shape.P;
         index_t i = 0;
         while (n > 0) {
-            const index_t take = std::min(n, shape.block - in_block);
+            const index_t take = grouping_free ? n : std::min(n, shape.block - in_block);
             if constexpr (Op::indexed) { // K == 1: lane 0 holds the row's first extreme so far
                 std::apply(
                     [&](const auto&... a) {
@@ -841,7 +861,7 @@ struct stream_fold {
             i += take;
             s0 += take;
             n -= take;
-            if (in_block == shape.block) end_block();
+            block_done();
         }
     }
 
@@ -895,7 +915,7 @@ struct stream_fold {
     }
 
     void finish(lane* out) {
-        if (in_block > 0) end_block();
+        if (in_block > 0 || carried) end_block();
         stack.finish(out);
     }
 };
