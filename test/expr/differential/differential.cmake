@@ -3,6 +3,10 @@
 #
 #   ctest -R expr.differential        (target test_expr_differential)
 #
+# Included by test/CMakeLists.txt before the other tests rather than added as a subdirectory: Ninja starts the
+# ready compiles in the order they are defined, and these are among the longest, so that they start first and
+# the short tests fill the cores while they run (as the last ones, they ran alone at the end of the build).
+#
 # MIXT_DIFF_SEED, MIXT_DIFF_FIRST and MIXT_DIFF_TREES choose the trees: trees number FIRST to FIRST + TREES - 1
 # of the seed (gen.py balances the operations over the trees of a run, so another FIRST gives other trees);
 # MIXT_DIFF_TAKE, where set, keeps that many of them, chosen to cover every operation, dtype, rank, height and
@@ -20,7 +24,8 @@ set(MIXT_DIFF_FIRST 0 CACHE STRING "mixt: number of the first tree of the differ
 set(MIXT_DIFF_TAKE 0 CACHE STRING "mixt: how many of the trees to keep, covering what they cover (0: all)")
 set(MIXT_DIFF_TUS 8 CACHE STRING "mixt: translation units the differential test's trees are split over")
 
-set(_gen_dir "${CMAKE_CURRENT_BINARY_DIR}/generated")
+set(_diff_dir "${CMAKE_CURRENT_LIST_DIR}")
+set(_gen_dir "${CMAKE_CURRENT_BINARY_DIR}/expr/differential/generated")
 set(_gen_sources "")
 math(EXPR _last "${MIXT_DIFF_TUS} - 1")
 foreach(_k RANGE ${_last})
@@ -32,20 +37,20 @@ endforeach()
 
 add_custom_command(
   OUTPUT ${_gen_sources} "${_gen_dir}/coverage.txt"
-  COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/gen.py"
+  COMMAND Python3::Interpreter "${_diff_dir}/gen.py"
     --csv "${PROJECT_SOURCE_DIR}/test/data/promotion_jax_numpy.csv"
     --out "${_gen_dir}"
     --trees ${MIXT_DIFF_TREES} --first ${MIXT_DIFF_FIRST} --take ${MIXT_DIFF_TAKE} --tus ${MIXT_DIFF_TUS} --seed ${MIXT_DIFF_SEED}
-  DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/gen.py" "${PROJECT_SOURCE_DIR}/test/data/promotion_jax_numpy.csv"
+  DEPENDS "${_diff_dir}/gen.py" "${PROJECT_SOURCE_DIR}/test/data/promotion_jax_numpy.csv"
   COMMENT "Generating random expression trees ${MIXT_DIFF_FIRST} to ${MIXT_DIFF_FIRST} + ${MIXT_DIFF_TREES} - 1 for expr.differential"
   VERBATIM)
 
 mixt_add_test(expr.differential
-  SOURCES harness.cpp ${_gen_sources}
+  SOURCES "${_diff_dir}/harness.cpp" ${_gen_sources}
   LABELS expr
   NO_PCH)
 target_include_directories(test_expr_differential PRIVATE
-  "${CMAKE_CURRENT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/test")
+  "${_diff_dir}" "${PROJECT_SOURCE_DIR}/test")
 # The cost of this test is instantiating ~500 expressions two or three times each. It is compiled without debug
 # info (it would add half) and at -O1 at most (GCC takes as long at -O0, Clang twice as long at -O1 as at -O0,
 # so Debug configurations keep -O0); the test runs in well under a second either way. The options are the whole
