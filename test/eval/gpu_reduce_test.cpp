@@ -23,9 +23,11 @@ namespace {
 
 using mixt::detail::index_t;
 
-/// Reduction r (of arrays, no reduction inside) evaluated by the GPU kernels' item functions, on the host.
+/// Reduction r (of arrays, no reduction inside) evaluated by the GPU kernels' item functions, on the host: with
+/// the lanes in a buffer (lane_of, then super_of) or, `from_stream`, computed by the second kernel's items
+/// (super_from_stream), as the GPU does where the lanes are short.
 template <class Red>
-auto reduce_as_the_gpu_does(const Red& r) {
+auto reduce_as_the_gpu_does(const Red& r, bool from_stream) {
     using namespace mixt::detail;
     const auto job = gpu::bind_reduction(r, r.child); // as the GPU's reduce_operand starts
     using J = std::remove_const_t<decltype(job)>;
@@ -36,9 +38,12 @@ auto reduce_as_the_gpu_does(const Red& r) {
     reduction_tensor_t<Red> out(to_dsizes<Red::rank>(plan.out_shape));
     out.setConstant(T(7)); // every element is written below
     if (plan.outputs == 0) return out;
-    std::vector<typename J::lane> lanes(static_cast<std::size_t>(d.lane_items())),
-        partial(static_cast<std::size_t>(d.super_items()));
-    if (plan.supers > 0) {
+    std::vector<typename J::lane> lanes, partial(static_cast<std::size_t>(d.super_items()));
+    if (plan.supers > 0 && from_stream) {
+        for (index_t i = 0; i < d.super_items(); ++i)
+            partial[static_cast<std::size_t>(i)] = gpu::super_from_stream<Op>(job.nodes, d, i);
+    } else if (plan.supers > 0) {
+        lanes.resize(static_cast<std::size_t>(d.lane_items()));
         for (index_t i = 0; i < d.lane_items(); ++i) lanes[static_cast<std::size_t>(i)] = gpu::lane_of<Op>(job.nodes, d, i);
         for (index_t i = 0; i < d.super_items(); ++i) partial[static_cast<std::size_t>(i)] = gpu::super_of<Op>(lanes.data(), d, i);
     }
@@ -54,13 +59,16 @@ auto reduce_as_the_gpu_does(const Red& r) {
 template <class Red>
 void expect_as_the_cpu(const std::string& what, const Red& r) {
     const auto want = mixt::eval(r);
-    const auto got = reduce_as_the_gpu_does(r);
-    ASSERT_EQ(got.size(), want.size()) << what;
-    int wrong = 0;
-    for (index_t i = 0; i < want.size(); ++i)
-        if (!mixt_test::same_result(got.data()[i], want.data()[i]) && ++wrong <= 3)
-            ADD_FAILURE() << what << ": element " << i << " differs from the CPU's";
-    EXPECT_EQ(wrong, 0) << what;
+    for (const bool from_stream : {false, true}) {
+        const auto got = reduce_as_the_gpu_does(r, from_stream);
+        const std::string how = what + (from_stream ? " (lanes computed by the second kernel)" : " (lanes in a buffer)");
+        ASSERT_EQ(got.size(), want.size()) << how;
+        int wrong = 0;
+        for (index_t i = 0; i < want.size(); ++i)
+            if (!mixt_test::same_result(got.data()[i], want.data()[i]) && ++wrong <= 3)
+                ADD_FAILURE() << how << ": element " << i << " differs from the CPU's";
+        EXPECT_EQ(wrong, 0) << how;
+    }
 }
 
 // Values of every magnitude, with NaNs and infinities among the floats where `special`.
@@ -149,6 +157,32 @@ TEST(gpu_reduce, complex_values_and_empty_reductions) {
     expect_as_the_cpu("sum(f32 [4, 0], 1)", mixt::sum(empty, 1));
     expect_as_the_cpu("prod(f32 [4, 0], 1)", mixt::prod(empty, 1));
     expect_as_the_cpu("sum(f32 [4, 0], 0)", mixt::sum(empty, 0));
+}
+
+// Whether the GPU computes r's lanes in its second kernel (short lanes) rather than in a buffer.
+template <class Red>
+bool short_lanes_of(const Red& r) {
+    return mixt::detail::gpu::bind_reduction(r, r.child).launch.desc.short_lanes();
+}
+
+TEST(gpu_reduce, short_reduced_axes_take_their_lanes_from_the_stream) {
+    // A reduced axis of a few elements: a buffer of lanes would hold about one lane per element of the operand
+    // (argmax over 2 rows: 16 bytes per pair of floats); the second kernel computes them instead.
+    const auto x = make<float>(21, true, 2, 5000);
+    EXPECT_TRUE(short_lanes_of(mixt::argmax(x, 0)));
+    expect_as_the_cpu("argmax(f32 [2, 5000], 0)", mixt::argmax(x, 0));
+    expect_as_the_cpu("max(f32 [2, 5000], 0)", mixt::max(x, 0));
+    const auto img = make<std::uint8_t>(22, false, 1000, 2, 3);
+    EXPECT_TRUE(short_lanes_of(mixt::sum(img, 1)));
+    expect_as_the_cpu("sum(u8 [1000, 2, 3], 1)", mixt::sum(img, 1));
+    expect_as_the_cpu("mean(u8 [1000, 2, 3], {0, 1})", mixt::mean(img, {0, 1}));
+    const auto narrow = make<float>(23, false, 700, 3);
+    EXPECT_TRUE(short_lanes_of(mixt::sum(narrow, 1)));
+    expect_as_the_cpu("sum(f32 [700, 3], 1)", mixt::sum(narrow, 1));
+    expect_as_the_cpu("argmin(f32 [700, 3], 1)", mixt::argmin(narrow, 1));
+    // Long rows keep the buffer (a lane of a whole block folds 8 elements or more).
+    EXPECT_FALSE(short_lanes_of(mixt::sum(make<float>(24, false, 300, 700), 0)));
+    EXPECT_FALSE(short_lanes_of(mixt::sum(make<float>(25, false, 30, 4096), 1)));
 }
 
 } // namespace

@@ -11,7 +11,10 @@
 //      p, p + P, ... of the block in order, each computed by the expression's device nodes (gpu.hpp), and
 //      writes the lane (consecutive threads read consecutive stream elements);
 //   2. super_kernel, one thread per (row, super-block, column): each block's lanes of that column combined in
-//      order (the CPU's end of a block), pushed onto a pairwise stack; the stack's result per super-block;
+//      order (the CPU's end of a block), pushed onto a pairwise stack; the stack's result per super-block.
+//      Where a row's stream is short (fewer than 4 elements per lane: a reduction over an axis of a few
+//      elements), the lanes would take more memory than the operand; stream_super_kernel then computes each
+//      column's lanes itself, block after block, in the same order, and kernel 1 and its buffer are skipped;
 //   3. result_kernel, one thread per (row, column): the row's super-blocks pushed onto a pairwise stack, the
 //      result converted to the reduction's dtype (mean divided, argmax's index) and stored.
 // A reduction inside a larger expression (`x - max(x, 1)`) is evaluated first into device memory of its own,
@@ -76,6 +79,9 @@ struct reduce_desc {
     MIXT_GPU_FUNC index_t lane_items() const { return rows * nblocks * P; }
     MIXT_GPU_FUNC index_t super_items() const { return rows * supers * columns; }
     MIXT_GPU_FUNC index_t result_items() const { return rows * columns; }
+    /// Whether the lanes hold fewer than 4 stream elements each on average (a row's stream shorter than a
+    /// block, over few reduced elements): the second kernel then computes them itself (super_from_stream).
+    MIXT_GPU_FUNC bool short_lanes() const { return lane_items() > 0 && lane_items() * 4 > rows * stream; }
 };
 
 /// A plan as the kernels read it: one iteration space for the device nodes (the output rows' dimensions, then
@@ -206,6 +212,25 @@ MIXT_GPU_FUNC typename Op::lane super_of(const typename Op::lane* lanes, const r
     return st.finish();
 }
 
+/// As super_of, with each lane computed here by lane_of instead of read from the first kernel's buffer: the same
+/// values combined in the same order (for short_lanes(), where that buffer would outweigh the operand).
+template <class Op, class Kn, int N>
+MIXT_GPU_FUNC typename Op::lane super_from_stream(const Kn& k, const reduce_desc<N>& d, index_t item) {
+    using lane = typename Op::lane;
+    const index_t m = d.P / d.columns;
+    const index_t c = item % d.columns, t = item / d.columns;
+    const index_t sb = t % d.supers, row = t / d.supers;
+    local_stack<Op> st;
+    const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
+    for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
+        const index_t first = (row * d.nblocks + b) * d.P;
+        lane v = lane_of<Op>(k, d, first + c);
+        for (index_t j = 1; j < m; ++j) v = Op::combine(v, lane_of<Op>(k, d, first + c + j * d.columns));
+        st.push(v);
+    }
+    return st.finish();
+}
+
 /// Item row * columns + column of the third kernel: the row's super-blocks pushed onto a pairwise stack, the
 /// result in T; and its offset in the result.
 template <reduce_kind K, class A, class Op, class T, int N>
@@ -240,6 +265,13 @@ __global__ void super_kernel(const typename Op::lane* lanes, typename Op::lane* 
     const index_t items = d.super_items(), step = static_cast<index_t>(gridDim.x) * blockDim.x;
     for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step)
         partial[item] = super_of<Op>(lanes, d, item);
+}
+
+template <class Op, class Kn, int N>
+__global__ void stream_super_kernel(Kn k, typename Op::lane* partial, reduce_desc<N> d) {
+    const index_t items = d.super_items(), step = static_cast<index_t>(gridDim.x) * blockDim.x;
+    for (index_t item = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; item < items; item += step)
+        partial[item] = super_from_stream<Op>(k, d, item);
 }
 
 template <reduce_kind K, class A, class Op, class T, int N>
@@ -302,9 +334,11 @@ std::pair<value_t<Red>*, shape_t<Red::rank>> reduce_operand(const Red& r, const 
     const cudaStream_t stream = device.stream();
     (void)cudaGetLastError(); // an earlier, unrelated error would otherwise be reported as this launch's
     lane* const partial = buffers.allocate<lane>(d.super_items());
-    if (plan.supers > 0) {
+    using Kn = std::remove_const_t<decltype(job.nodes)>;
+    if (plan.supers > 0 && d.short_lanes()) {
+        stream_super_kernel<Op, Kn, N><<<blocks_for(d.super_items(), threads), threads, 0, stream>>>(job.nodes, partial, d);
+    } else if (plan.supers > 0) {
         lane* const lanes = buffers.allocate<lane>(d.lane_items());
-        using Kn = std::remove_const_t<decltype(job.nodes)>;
         lanes_kernel<Op, Kn, N><<<blocks_for(d.lane_items(), threads), threads, 0, stream>>>(lanes, job.nodes, d);
         super_kernel<Op, N><<<blocks_for(d.super_items(), threads), threads, 0, stream>>>(lanes, partial, d);
     }
