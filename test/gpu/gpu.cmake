@@ -20,6 +20,8 @@ message(STATUS "mixt: the GPU test (gpu.assign) is built with ${CMAKE_CUDA_COMPI
 # compiles side by side.
 add_executable(test_gpu "${_gpu_dir}/gpu_test.cu" "${_gpu_dir}/gpu_reduce_test.cu")
 mixt_cuda_target(test_gpu)
+# Where it was while this was a subdirectory (bench/gpu/build_device_check.sh copies it from there).
+set_target_properties(test_gpu PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/gpu")
 target_link_libraries(test_gpu PRIVATE GTest::gtest_main)
 target_include_directories(test_gpu PRIVATE "${PROJECT_SOURCE_DIR}/test")
 add_test(NAME gpu.assign COMMAND test_gpu --gtest_color=no)
