@@ -275,7 +275,10 @@ bool elements_distinct(const strided_view<T, R>& v) {
         if (v.dims[d] == 0) return true;
         if (v.dims[d] > 1) by_stride[n++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.dims[d]};
     }
-    std::sort(by_stride.begin(), by_stride.begin() + static_cast<std::ptrdiff_t>(n));
+    // An insertion sort of at most R entries (std::sort on so small an array makes GCC 12 warn, wrongly, that
+    // its unrolled insertion sort reads past the array: -Warray-bounds in a user's -O2 -Wall build).
+    for (std::size_t k = 1; k < n; ++k)
+        for (std::size_t j = k; j > 0 && by_stride[j] < by_stride[j - 1]; --j) std::swap(by_stride[j], by_stride[j - 1]);
     index_t reach = 1;
     for (std::size_t k = 0; k < n; ++k) {
         if (by_stride[k].first < reach) return false;
