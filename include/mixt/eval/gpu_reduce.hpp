@@ -194,9 +194,11 @@ MIXT_GPU_FUNC typename Op::lane lane_of(const Kn& k, const reduce_desc<N>& d, in
 }
 
 /// Item (row * supers + super) * columns + column of the second kernel: each block's lanes of that column
-/// combined in order (the CPU's end of a block) and pushed onto a pairwise stack, whose result it is.
-template <class Op, int N>
-MIXT_GPU_FUNC typename Op::lane super_of(const typename Op::lane* lanes, const reduce_desc<N>& d, index_t item) {
+/// combined in order (the CPU's end of a block) and pushed onto a pairwise stack, whose result it is. Lane i of
+/// the first kernel's numbering is lane_at(i): read from its buffer (super_of) or computed here
+/// (super_from_stream), the same values either way.
+template <class Op, int N, class LaneAt>
+MIXT_GPU_FUNC typename Op::lane fold_super(const reduce_desc<N>& d, index_t item, const LaneAt& lane_at) {
     using lane = typename Op::lane;
     const index_t m = d.P / d.columns;
     const index_t c = item % d.columns, t = item / d.columns;
@@ -204,31 +206,25 @@ MIXT_GPU_FUNC typename Op::lane super_of(const typename Op::lane* lanes, const r
     local_stack<Op> st;
     const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
     for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
-        const lane* l = lanes + (row * d.nblocks + b) * d.P;
-        lane v = l[c];
-        for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[c + j * d.columns]);
+        const index_t first = (row * d.nblocks + b) * d.P + c;
+        lane v = lane_at(first);
+        for (index_t j = 1; j < m; ++j) v = Op::combine(v, lane_at(first + j * d.columns));
         st.push(v);
     }
     return st.finish();
 }
 
-/// As super_of, with each lane computed here by lane_of instead of read from the first kernel's buffer: the same
-/// values combined in the same order (for short_lanes(), where that buffer would outweigh the operand).
+/// The second kernel's item over the first kernel's buffer of lanes.
+template <class Op, int N>
+MIXT_GPU_FUNC typename Op::lane super_of(const typename Op::lane* lanes, const reduce_desc<N>& d, index_t item) {
+    return fold_super<Op>(d, item, [lanes](index_t i) { return lanes[i]; });
+}
+
+/// The second kernel's item with each lane computed by lane_of (for short_lanes(), where the buffer would
+/// outweigh the operand).
 template <class Op, class Kn, int N>
 MIXT_GPU_FUNC typename Op::lane super_from_stream(const Kn& k, const reduce_desc<N>& d, index_t item) {
-    using lane = typename Op::lane;
-    const index_t m = d.P / d.columns;
-    const index_t c = item % d.columns, t = item / d.columns;
-    const index_t sb = t % d.supers, row = t / d.supers;
-    local_stack<Op> st;
-    const index_t b_end = std::min(d.nblocks, (sb + 1) * d.blocks_per_super);
-    for (index_t b = sb * d.blocks_per_super; b < b_end; ++b) {
-        const index_t first = (row * d.nblocks + b) * d.P;
-        lane v = lane_of<Op>(k, d, first + c);
-        for (index_t j = 1; j < m; ++j) v = Op::combine(v, lane_of<Op>(k, d, first + c + j * d.columns));
-        st.push(v);
-    }
-    return st.finish();
+    return fold_super<Op>(d, item, [&k, &d](index_t i) { return lane_of<Op>(k, d, i); });
 }
 
 /// Item row * columns + column of the third kernel: the row's super-blocks pushed onto a pairwise stack, the
