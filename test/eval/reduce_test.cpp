@@ -7,6 +7,7 @@
 #include <mixt/mixt.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -495,7 +496,7 @@ TEST(reduce_eval, float_extremes_with_and_without_nan) {
 // argmax/argmin over rows long enough for the lanes in registers (5000: more than a block of 4096, not a
 // multiple of 32), of f16 (accumulated in f32) and of a slice (runs of 37): the first extreme element, a NaN
 // before anything, ties (+0 and -0 are equal) to the first, a row of -inf only at index 0.
-// argmax/argmin of f16 and bf16 rows: the plain leaf takes the 16-bit keys (chunks of 1024), the leaf times 1
+// argmax/argmin of f16 and bf16 rows: the plain leaf takes the 16-bit keys (chunks of 256), the leaf times 1
 // the f32 lanes; both against a loop written here.
 template <class T>
 void check_first_extreme_index_of_long_rows() {
@@ -551,7 +552,7 @@ void check_first_extreme_index_of_long_rows() {
     // Over all of it: the first NaN in row-major order.
     EXPECT_EQ(mixt::eval(mixt::argmax(x))(), 3 * cols + 4098);
     // Each length of row up to a few chunks (a multiple of 32 or not), the extreme placed at every offset in turn.
-    for (Eigen::Index n : {32, 33, 64, 1023, 1024, 1056, 2049}) {
+    for (Eigen::Index n : {32, 33, 64, 96, 1023, 1024, 1056, 2049, 4096}) {
         Eigen::Tensor<T, 2, Eigen::RowMajor> y(4, n);
         for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = T(static_cast<float>(v(g)) / 64);
         y(0, n - 1) = T(100.0f), y(1, n / 2) = T(-100.0f), y(2, n / 3) = nan, y(3, 0) = T(100.0f);
@@ -562,6 +563,20 @@ void check_first_extreme_index_of_long_rows() {
         EXPECT_EQ(ymax(2), n / 3) << n;
         EXPECT_EQ(ymin(2), n / 3) << n;
         EXPECT_EQ(ymax(3), 0) << n;
+        // Ties between two random positions (any lanes, any steps of the scan): the first one, for each extreme.
+        Eigen::Tensor<T, 2, Eigen::RowMajor> z(16, n);
+        for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = T(static_cast<float>(v(g)) / 64);
+        std::uniform_int_distribution<Eigen::Index> pos(0, n - 1);
+        std::array<Eigen::Index, 16> first{};
+        for (Eigen::Index r = 0; r < 16; ++r) {
+            const Eigen::Index a = pos(g), b = pos(g);
+            const T tie = T(r % 2 ? -100.0f : 100.0f);
+            z(r, a) = tie, z(r, b) = tie;
+            first[static_cast<std::size_t>(r)] = std::min(a, b);
+        }
+        const auto zmax = mixt::eval(mixt::argmax(z, 1));
+        const auto zmin = mixt::eval(mixt::argmin(z, 1));
+        for (Eigen::Index r = 0; r < 16; ++r) EXPECT_EQ(r % 2 ? zmin(r) : zmax(r), first[static_cast<std::size_t>(r)]) << n << " " << r;
     }
 }
 

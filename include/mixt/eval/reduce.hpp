@@ -304,7 +304,10 @@ struct pairwise_stack {
 
     void push(const lane* v) {
         lane* top = entries + static_cast<std::size_t>(size) * static_cast<std::size_t>(K);
-        std::copy(v, v + K, top);
+        if (K == 1)
+            top[0] = v[0]; // not a call to memmove
+        else
+            std::copy(v, v + K, top);
         int level = 0;
         while (size > 0 && levels[size - 1] == level) {
             lane* below = top - K;
@@ -322,7 +325,10 @@ struct pairwise_stack {
             return;
         }
         const lane* top = entries + static_cast<std::size_t>(size - 1) * static_cast<std::size_t>(K);
-        std::copy(top, top + K, out);
+        if (K == 1)
+            out[0] = top[0];
+        else
+            std::copy(top, top + K, out);
         for (int e = size - 2; e >= 0; --e) {
             const lane* below = entries + static_cast<std::size_t>(e) * static_cast<std::size_t>(K);
             for (index_t k = 0; k < K; ++k) out[k] = Op::combine(below[k], out[k]);
@@ -675,9 +681,10 @@ inline constexpr bool keyed_leaf_v<convert_kernel<float, leaf_kernel<T>>> = is_s
 /// first_extreme_rows over elements i, i + 1, ... of the kernel K whose run-time values are `args`.
 template <class Op, class A, class K, class... Args>
 MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, index_t i, index_t rows, index_t first,
-                                                     Args... args) {
+                                                     const void* ahead_end, Args... args) {
     static_assert(Op::indexed && std::is_same_v<A, float>);
     const K k = kernel_from_args<K>(args...);
+    (void)ahead_end; // only the AVX-512 scan prefetches
 #if MIXT_SIMD_AVX512
     if constexpr (keyed_leaf_v<K>) { // an f16/bf16 leaf contiguous along the row: its bits as 16-bit keys
         using T = kernel_value_t<std::remove_cvref_t<decltype(k.k)>>;
@@ -690,7 +697,7 @@ MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, ind
             const T* const x = k.k.p + i;
             const auto found = simd::wide::first_extreme_key<is_max>(
                 reinterpret_cast<const std::uint16_t*>(x), rows * lane_group, bound,
-                bits(std::numeric_limits<T>::infinity()));
+                bits(std::numeric_limits<T>::infinity()), static_cast<const std::uint16_t*>(ahead_end));
             // The element found is a NaN or beats best (an earlier index) strictly: it replaces it.
             return found.at < 0 ? best : Op::from(mixt::convert<float>(x[found.at]), first + found.at);
         }
@@ -738,20 +745,28 @@ struct stream_fold {
     index_t in_block = 0;
     /// Whether the lanes hold values not yet pushed (grouping_free streams only; see block_done).
     bool carried = false;
+    /// Where the memory of the stream's one array ends, when the task reads all of it in order after the values
+    /// it is handed (a dense array, its rows in memory order: reduce_operand): a scan may prefetch up to there.
+    const void* ahead_end = nullptr;
 
     /// Whether the result is the same bits however the stream's values are grouped: the integer lanes of a sum,
-    /// mean or product (which wrap modulo 2^N), of min and max, any and all; and min and max of float and
-    /// double, up to which NaN it is where there is one (its sign and payload are unspecified: README, "NaN").
+    /// mean or product (which wrap modulo 2^N), of min and max, any and all; min and max of float and double,
+    /// up to which NaN it is where there is one (its sign and payload are unspecified: README, "NaN"); and
+    /// argmin/argmax, whose combine picks one of two (value, index) pairs by an order that does not depend on
+    /// grouping (the first NaN, else the extreme value, else the lower index).
     /// Such a stream ignores blocks: its lanes take whole runs and are combined and pushed once, at finish,
     /// instead of at every block's end (for a mean of a u8 image over 3 channels, that combine was a third of
     /// the time). The result does not depend on the number of threads: the super-blocks do not.
     static constexpr bool grouping_free =
-        !Op::indexed && (std::is_integral_v<lane> || ((Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) &&
-                                                      std::is_floating_point_v<lane>));
+        Op::indexed || std::is_integral_v<lane> ||
+        ((Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<lane>);
 
     stream_fold(const stream_shape& s, reduce_scratch<lane>& sc)
         : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0} {
-        std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+        if (Op::indexed && s.K == 1) // argmin/argmax along a row: only lane 0 is used (end_block)
+            scratch.lanes[0] = Op::identity();
+        else
+            std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
     }
 
     /// After `in_block` grew: at a block's end, its lanes combined into columns and pushed. A grouping_free
@@ -769,6 +784,14 @@ struct stream_fold {
         const index_t K = shape.K, m = shape.P / shape.K;
         lane* l = scratch.lanes.data();
         lane* c = scratch.columns.data();
+        if (Op::indexed && K == 1) { // argmin/argmax along a row: only lane 0 is used (feed, feed_kernel)
+            c[0] = l[0];
+            l[0] = Op::identity();
+            stack.push(c);
+            in_block = 0;
+            carried = false;
+            return;
+        }
         for (index_t k = 0; k < K; ++k) {
             lane v = l[k];
             for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[k + j * K]);
@@ -844,7 +867,7 @@ struct stream_fold {
                 std::apply(
                     [&](const auto&... a) {
                         const index_t whole = take / P, rest = take - whole * P;
-                        if (whole > 0) l[0] = fold_first_extreme_of<Op, A, K>(l[0], i, whole, s0, a...);
+                        if (whole > 0) l[0] = fold_first_extreme_of<Op, A, K>(l[0], i, whole, s0, ahead_end, a...);
                         if (rest > 0) fold_some_of<Op, A, K>(l, 0, i + whole * P, rest, s0 + whole * P, a...);
                     },
                     args);
@@ -964,12 +987,13 @@ struct reduce_source {
             if (sink.takes_batches() && most >= sink.shape.P) most -= most % sink.shape.P;
         }
         for (index_t pos = first; pos < last;) {
-            const index_t in_row = pos % n;
+            // (Divisions cost tens of cycles: a stream of one box row, argmax along a row, skips them.)
+            const index_t in_row = pos < n ? pos : pos % n;
             const index_t len = std::min({n - in_row, last - pos, most});
             std::array<index_t, L> off = base;
-            index_t outer = pos / n;
+            index_t outer = pos < n ? 0 : pos / n;
             for (std::size_t k = 0; k < L; ++k) off[k] += in_row * box.strides[k + 1][rk - 1];
-            for (std::size_t d = rk - 1; d-- > 0;) {
+            for (std::size_t d = rk - 1; outer != 0 && d-- > 0;) {
                 const index_t i = outer % box.dims[d];
                 outer /= box.dims[d];
                 for (std::size_t k = 0; k < L; ++k) off[k] += i * box.strides[k + 1][d];
@@ -1169,8 +1193,8 @@ struct reduce_plan {
         index_t out_off = 0;
         for (int a = n_row_axes; a-- > 0;) {
             const auto d = static_cast<std::size_t>(row_axes[static_cast<std::size_t>(a)]);
-            const index_t i = row % S[d];
-            row /= S[d];
+            const index_t i = a == 0 ? row : row % S[d]; // what is left of row at the outermost axis: its index
+            if (a > 0) row /= S[d];
             for (std::size_t k = 0; k < L; ++k) base[k] += i * leaf_strides[k][d];
             out_off += i * out_stride[d];
         }
@@ -1318,6 +1342,19 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         },
         views);
     const auto row_bases = [&](index_t row) { return plan.row_bases(row); };
+    // An operand that is one dense array read whole (no broadcast, no gaps: each task reads its rows in memory
+    // order): the end of its memory, up to which a scan may prefetch past the values it is handed.
+    const void* ahead_end = nullptr;
+    if constexpr (std::tuple_size_v<std::remove_const_t<decltype(views)>> == 1) {
+        if (prefetch_enabled) {
+            const auto v = broadcast_view<R>(std::get<0>(views), plan.S);
+            const auto [lo, hi] = byte_extent(v);
+            index_t count = 1;
+            for (const index_t d : plan.S) count *= d;
+            if (elements_distinct(v) && hi - lo == static_cast<std::uintptr_t>(count) * sizeof(*v.data))
+                ahead_end = reinterpret_cast<const void*>(hi);
+        }
+    }
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
@@ -1326,6 +1363,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             lane* const result = partial.data() + static_cast<std::size_t>(t * columns);
             if (supers == 0) continue; // an empty stream: the identity
             stream_fold<Op, A> fold(shape, scratch);
+            fold.ahead_end = ahead_end;
             const auto [base, out_off] = row_bases(row);
             (void)out_off;
             const index_t begin = sb * super, end = std::min(stream, begin + super);
@@ -1343,14 +1381,16 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     std::vector<int> levels(depth);
     T* const o = out.data();
     for (index_t row = 0; row < rows; ++row) {
-        pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
-        for (index_t sb = 0; sb < supers; ++sb)
-            st.push(partial.data() + static_cast<std::size_t>((row * per_row + sb) * columns));
-        st.finish(final_value.data());
-        const index_t out_off = row_bases(row).second;
-        for (index_t k = 0; k < columns; ++k) {
-            o[out_off + k] = reduce_result<K, A, T>(final_value[static_cast<std::size_t>(k)], reduced_count);
+        const lane* v = partial.data() + static_cast<std::size_t>(row * per_row * columns); // one super-block: as is
+        if (supers > 1) {
+            pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
+            for (index_t sb = 0; sb < supers; ++sb)
+                st.push(partial.data() + static_cast<std::size_t>((row * per_row + sb) * columns));
+            st.finish(final_value.data());
+            v = final_value.data();
         }
+        const index_t out_off = row_bases(row).second;
+        for (index_t k = 0; k < columns; ++k) o[out_off + k] = reduce_result<K, A, T>(v[k], reduced_count);
     }
     return out;
 }

@@ -568,62 +568,98 @@ struct extreme_key_found {
 
 /// argmax (Max) or argmin over n f16 or bf16 values whose bits are at x (n a multiple of 32; inf: the bits of
 /// +inf, 0x7c00 or 0x7f80): the first NaN if there is one, else the first element whose key (small_float_key)
-/// is the greatest (least) of all, provided it is greater (less) than `bound`; none otherwise. 32 values per
-/// instruction as 16-bit keys: chunks of 1024 values, in L1 once read, are scanned for their extreme key and
-/// whether they hold a NaN; only a chunk whose extreme beats the bound so far is read again, for the first
-/// element of that key (in a long row, few are).
+/// is the greatest (least) of all, provided it is greater (less) than `bound`; none otherwise.
+///
+/// One pass over chunks of 256 values, 32 per instruction, with a cheaper key: (magnitude ^ s) where s is 0, or
+/// -1 for a negative value, which orders the values as small_float_key does except that -0 comes just below +0.
+/// Each of 32 positions keeps its extreme key within the chunk (4 instructions per 32 values, the NaN check
+/// included); at a chunk's end, each position keeps its extreme over the chunks so far and the first chunk that
+/// reached it. At the end of a segment of up to 2^20 values: the extreme key, the first chunk that holds it, and
+/// in that chunk (read again: 256 values, in L1) the first element of that key. Rare cases read from the
+/// segment's start again: a NaN (the first one), and an extreme that is a zero, whose first element may be a
+/// zero of the other sign.
+///
+/// The loop asks for the values 16 KiB ahead of those it reads (software prefetch), up to `ahead_end` or x + n,
+/// whichever is further (the caller knows whether the memory after x + n is read next): with the few
+/// instructions per value of this loop, the hardware prefetcher alone left one core about a third short of the
+/// memory bandwidth (docs/performance-notes.md, "R6").
 template <bool Max>
-extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, std::int16_t bound,
-                                    std::uint16_t inf) noexcept {
-    constexpr std::ptrdiff_t chunk = 1024;
-    const __m512i low15 = _mm512_set1_epi16(0x7fff), zero = _mm512_setzero_si512();
-    const __m512i infs = _mm512_set1_epi16(static_cast<short>(inf));
-    const auto key_of = [&](__m512i v) { // -magnitude where the sign bit is set
-        const __m512i mag = _mm512_and_si512(v, low15);
-        return _mm512_mask_sub_epi16(mag, _mm512_movepi16_mask(v), zero, mag);
+extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, std::int16_t bound, std::uint16_t inf,
+                                    const std::uint16_t* ahead_end = nullptr) noexcept {
+    constexpr std::ptrdiff_t chunk = 256, segment = std::ptrdiff_t{1} << 20; // 4096 chunks: an int16 counter
+    constexpr std::ptrdiff_t ahead = 8192;                                   // values: 16 KiB
+    // Where the last 64 values that may be asked for begin (a prefetch never faults, but it should not fetch
+    // what is not read). Addresses as integers: they may lie past the end of the array.
+    const auto x_at = reinterpret_cast<std::uintptr_t>(x);
+    const std::uintptr_t stop = std::max(x_at + static_cast<std::uintptr_t>(n) * 2, reinterpret_cast<std::uintptr_t>(ahead_end));
+    const std::uintptr_t last_ahead = stop - x_at >= 128 ? stop - 128 : x_at;
+    const __m512i low15 = _mm512_set1_epi16(0x7fff), zero = _mm512_setzero_si512(), one = _mm512_set1_epi16(1);
+    const __m512i low = _mm512_set1_epi16(Max ? INT16_MIN : INT16_MAX), high = _mm512_set1_epi16(Max ? INT16_MAX : INT16_MIN);
+    const auto key_of = [&](__m512i v) { // (v & low15) ^ (v >> 15): the magnitude, or -magnitude - 1 where negative
+        return _mm512_ternarylogic_epi32(v, low15, _mm512_srai_epi16(v, 15), 0x6a);
     };
-    const auto more = [](__m512i a, __m512i b) { return Max ? _mm512_max_epi16(a, b) : _mm512_min_epi16(a, b); };
+    const auto extreme = [](__m512i a, __m512i b) { return Max ? _mm512_max_epi16(a, b) : _mm512_min_epi16(a, b); };
+    const auto opposite = [](__m512i a, __m512i b) { return Max ? _mm512_min_epi16(a, b) : _mm512_max_epi16(a, b); };
     const auto load = [&](std::ptrdiff_t j) { return _mm512_loadu_si512(x + j); };
+    const auto horizontal = [](__m512i v, bool greatest) { // the greatest or least of 32 int16: halves, in turn
+        const auto pick = [greatest](__m128i a, __m128i b) { return greatest ? _mm_max_epi16(a, b) : _mm_min_epi16(a, b); };
+        const __m256i h = greatest ? _mm256_max_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1))
+                                   : _mm256_min_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+        __m128i q = pick(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        q = pick(q, _mm_srli_si128(q, 8));
+        q = pick(q, _mm_srli_si128(q, 4));
+        q = pick(q, _mm_srli_si128(q, 2));
+        return static_cast<std::int16_t>(_mm_extract_epi16(q, 0));
+    };
+    const auto first_where = [&](std::ptrdiff_t from, const auto& hit) -> std::ptrdiff_t {
+        for (std::ptrdiff_t j = from;; j += 32)
+            if (const __mmask32 m = hit(load(j)); m != 0) return j + std::countr_zero(m);
+    };
+    const auto nan_at = [&](__m512i v) { return _mm512_cmpgt_epu16_mask(_mm512_and_si512(v, low15), _mm512_set1_epi16(static_cast<short>(inf))); };
+    const auto zero_at = [&](__m512i v) { return _mm512_testn_epi16_mask(v, low15); };
+    // The keys of +inf and -inf: beyond them (the other side of ext, or `other`), a NaN.
+    const std::int16_t inf_key = static_cast<std::int16_t>(inf), minus_inf_key = static_cast<std::int16_t>(-inf_key - 1);
     extreme_key_found found{-1, false};
-    for (std::ptrdiff_t c = 0; c < n; c += chunk) {
-        const std::ptrdiff_t end = std::min(n, c + chunk);
-        __m512i ext[2], mags[2];
-        ext[0] = ext[1] = _mm512_set1_epi16(Max ? INT16_MIN : INT16_MAX);
-        mags[0] = mags[1] = zero;
-        std::ptrdiff_t j = c;
-        for (; j + 64 <= end; j += 64)
-            for (int u = 0; u < 2; ++u) {
-                const __m512i v = load(j + 32 * u);
-                mags[u] = _mm512_max_epu16(mags[u], _mm512_and_si512(v, low15));
-                ext[u] = more(ext[u], key_of(v));
+    for (std::ptrdiff_t c = 0; c < n; c += segment) {
+        const std::ptrdiff_t end = std::min(n, c + segment);
+        __m512i run = low, chunk_of = zero, chunk_index = zero, other0 = high, other1 = high;
+        for (std::ptrdiff_t cs = c; cs < end; cs += chunk) {
+            const std::ptrdiff_t ce = std::min(end, cs + chunk);
+            __m512i ext0 = low, ext1 = low;
+            std::ptrdiff_t j = cs;
+            for (; j + 64 <= ce; j += 64) {
+                const auto a = std::min(x_at + static_cast<std::uintptr_t>(j + ahead) * 2, last_ahead);
+                _mm_prefetch(reinterpret_cast<const char*>(a), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(a + 64), _MM_HINT_T0);
+                const __m512i k0 = key_of(load(j)), k1 = key_of(load(j + 32));
+                ext0 = extreme(ext0, k0), ext1 = extreme(ext1, k1);
+                other0 = opposite(other0, k0), other1 = opposite(other1, k1);
             }
-        if (j < end) {
-            const __m512i v = load(j);
-            mags[0] = _mm512_max_epu16(mags[0], _mm512_and_si512(v, low15));
-            ext[0] = more(ext[0], key_of(v));
-        }
-        if (_mm512_cmpgt_epu16_mask(_mm512_max_epu16(mags[0], mags[1]), infs) != 0) { // a NaN: the first one
-            for (j = c;; j += 32) {
-                const __mmask32 m = _mm512_cmpgt_epu16_mask(_mm512_and_si512(load(j), low15), infs);
-                if (m != 0) return {j + std::countr_zero(m), true};
+            if (j < ce) {
+                const __m512i k0 = key_of(load(j));
+                ext0 = extreme(ext0, k0), other0 = opposite(other0, k0);
             }
+            const __m512i e = extreme(ext0, ext1);
+            const __mmask32 better = Max ? _mm512_cmpgt_epi16_mask(e, run) : _mm512_cmplt_epi16_mask(e, run);
+            run = extreme(run, e);
+            chunk_of = _mm512_mask_mov_epi16(chunk_of, better, chunk_index);
+            chunk_index = _mm512_add_epi16(chunk_index, one);
         }
-        const __m512i e = more(ext[0], ext[1]);
-        const __m512i b = _mm512_set1_epi16(bound);
-        if ((Max ? _mm512_cmpgt_epi16_mask(e, b) : _mm512_cmplt_epi16_mask(e, b)) == 0) continue;
-        alignas(64) std::int16_t keys[32];
-        _mm512_store_si512(keys, e);
-        std::int16_t best = keys[0];
-        for (int h = 1; h < 32; ++h) best = Max ? std::max(best, keys[h]) : std::min(best, keys[h]);
+        const std::int16_t best = horizontal(run, Max), far = horizontal(opposite(other0, other1), !Max);
+        const std::int16_t top = Max ? best : far, bottom = Max ? far : best;
+        if (top > inf_key || bottom < minus_inf_key) return {first_where(c, nan_at), true}; // the first NaN
+        const std::int16_t true_best = best < 0 ? static_cast<std::int16_t>(best + 1) : best; // -0 and +0 both 0
+        if (!(Max ? true_best > bound : true_best < bound)) continue;
+        bound = true_best;
+        if (best == (Max ? 0 : -1)) { // the extreme is a zero, and a zero of the other sign may come first
+            found.at = first_where(c, zero_at);
+            continue;
+        }
         const __m512i target = _mm512_set1_epi16(best);
-        for (j = c;; j += 32) {
-            const __mmask32 m = _mm512_cmpeq_epi16_mask(key_of(load(j)), target);
-            if (m != 0) {
-                found.at = j + std::countr_zero(m);
-                break;
-            }
-        }
-        bound = best;
+        const std::int16_t first_chunk =
+            horizontal(_mm512_mask_mov_epi16(_mm512_set1_epi16(INT16_MAX), _mm512_cmpeq_epi16_mask(run, target), chunk_of), false);
+        found.at = first_where(c + std::ptrdiff_t{first_chunk} * chunk,
+                               [&](__m512i v) { return _mm512_cmpeq_epi16_mask(key_of(v), target); });
     }
     return found;
 }
