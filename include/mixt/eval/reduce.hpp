@@ -304,10 +304,7 @@ struct pairwise_stack {
 
     void push(const lane* v) {
         lane* top = entries + static_cast<std::size_t>(size) * static_cast<std::size_t>(K);
-        if (K == 1)
-            top[0] = v[0]; // not a call to memmove
-        else
-            std::copy(v, v + K, top);
+        for (index_t k = 0; k < K; ++k) top[k] = v[k]; // K is often 1: no call to memmove
         int level = 0;
         while (size > 0 && levels[size - 1] == level) {
             lane* below = top - K;
@@ -325,10 +322,7 @@ struct pairwise_stack {
             return;
         }
         const lane* top = entries + static_cast<std::size_t>(size - 1) * static_cast<std::size_t>(K);
-        if (K == 1)
-            out[0] = top[0];
-        else
-            std::copy(top, top + K, out);
+        for (index_t k = 0; k < K; ++k) out[k] = top[k];
         for (int e = size - 2; e >= 0; --e) {
             const lane* below = entries + static_cast<std::size_t>(e) * static_cast<std::size_t>(K);
             for (index_t k = 0; k < K; ++k) out[k] = Op::combine(below[k], out[k]);
@@ -763,11 +757,12 @@ struct stream_fold {
 
     stream_fold(const stream_shape& s, reduce_scratch<lane>& sc)
         : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0} {
-        if (Op::indexed && s.K == 1) // argmin/argmax along a row: only lane 0 is used (end_block)
-            scratch.lanes[0] = Op::identity();
-        else
-            std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+        std::fill(scratch.lanes.begin(), scratch.lanes.begin() + used_lanes(), Op::identity());
     }
+
+    /// The lanes the stream uses: P, but one for argmin/argmax along a row, whose lane 0 takes every element
+    /// (feed, feed_kernel: the P lanes are for the columns of an outer reduction).
+    index_t used_lanes() const { return Op::indexed && shape.K == 1 ? 1 : shape.P; }
 
     /// After `in_block` grew: at a block's end, its lanes combined into columns and pushed. A grouping_free
     /// stream takes whole runs without regard to blocks and only keeps its position among the lanes.
@@ -781,24 +776,16 @@ struct stream_fold {
     }
 
     void end_block() {
-        const index_t K = shape.K, m = shape.P / shape.K;
+        const index_t K = shape.K, m = used_lanes() / K;
         lane* l = scratch.lanes.data();
         lane* c = scratch.columns.data();
-        if (Op::indexed && K == 1) { // argmin/argmax along a row: only lane 0 is used (feed, feed_kernel)
-            c[0] = l[0];
-            l[0] = Op::identity();
-            stack.push(c);
-            in_block = 0;
-            carried = false;
-            return;
-        }
         for (index_t k = 0; k < K; ++k) {
             lane v = l[k];
             for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[k + j * K]);
             c[k] = v;
         }
         stack.push(c);
-        std::fill(scratch.lanes.begin(), scratch.lanes.end(), Op::identity());
+        std::fill(scratch.lanes.begin(), scratch.lanes.begin() + used_lanes(), Op::identity());
         in_block = 0;
         carried = false;
     }
@@ -1349,8 +1336,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         if (prefetch_enabled) {
             const auto v = broadcast_view<R>(std::get<0>(views), plan.S);
             const auto [lo, hi] = byte_extent(v);
-            index_t count = 1;
-            for (const index_t d : plan.S) count *= d;
+            const index_t count = plan.outputs * plan.reduced_count; // the elements of the broadcast shape
             if (elements_distinct(v) && hi - lo == static_cast<std::uintptr_t>(count) * sizeof(*v.data))
                 ahead_end = reinterpret_cast<const void*>(hi);
         }
