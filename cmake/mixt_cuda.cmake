@@ -30,7 +30,7 @@ macro(mixt_enable_cuda _found)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     set(CMAKE_CUDA_EXTENSIONS OFF)
     set(MIXT_CUDA_ARCHITECTURES "90-real;75-virtual" CACHE STRING
-      "mixt: CUDA architectures of the GPU test and benchmark (CI, which has no GPU, compiles 90-real only)")
+      "mixt: CUDA architectures of the GPU test and benchmark (CI, which has no GPU, compiles 90-virtual: PTX only)")
     set(${_found} ON)
   endif()
 endmacro()

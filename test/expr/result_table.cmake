@@ -27,7 +27,7 @@ add_custom_command(
   COMMENT "mixt: expected result dtypes from promotion_jax_numpy.csv and the per-operation rules"
   VERBATIM)
 
-# The run-time twin of result_table_static.cpp (MIXT_TEST_SCOPE all only: a table of compile-time facts).
+# The run-time twin of result_table_static.cpp (where MIXT_TEST_SCOPE has facts: a table of compile-time facts).
 if(NOT "expr/result_table_test.cpp" IN_LIST _mixt_skipped_tests)
   mixt_add_test(expr.result_table
     SOURCES "${CMAKE_CURRENT_LIST_DIR}/result_table_test.cpp" "${_mixt_rt_header}"

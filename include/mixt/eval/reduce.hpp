@@ -398,49 +398,47 @@ inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses
     }
 }
 
-/// min/max of floats in fold_rows_of hold each lane's extreme as an integer key in the order of Op::combine
-/// (-0 before +0; the bits with the magnitude flipped for negatives, which the same transform maps back), so
-/// that the loop's chain of dependences is one integer max; and apart from it, whether a NaN was seen and the
-/// first one, which is the lane's value where there is one (a NaN in a lane stays there, as in Op::combine).
+/// min/max of floats in fold_rows_of hold each lane's values as integer keys in the order of Op::combine: the
+/// bits, with the magnitude flipped for negatives (the same transform maps a key back), so that -0 comes just
+/// before +0 and a NaN lies beyond an infinity: above +inf's key where its sign bit is clear, below -inf's
+/// where it is set. A lane keeps the largest and the smallest key it has seen, an integer max and min per
+/// vector and nothing else on the loop's chain of dependences. Its result is the extreme the reduction asks
+/// for, or, where the other one lies beyond its infinity, that NaN: a NaN wins either way (as in
+/// Op::combine). Which NaN a lane then holds (the outermost key) depends only on the values it took, not on
+/// their grouping or order; a NaN's sign and payload are unspecified anyway (README, "NaN").
 template <class B>
 inline void flip_key(B& b) {
     using I = std::remove_cvref_t<decltype(b[0])>;
     b ^= (b >> (8 * sizeof(I) - 1)) & std::numeric_limits<I>::max();
 }
-// x's key; a NaN's is the end no value reaches, so that it never wins the integer max.
-template <reduce_kind K, class B, class V>
-inline void key_of(B& k, const V& x) {
-    using I = std::remove_cvref_t<decltype(k[0])>;
-    std::memcpy(&k, &x, sizeof(k));
-    flip_key(k);
-    B none;
-    for (std::size_t h = 0; h < sizeof(B) / sizeof(I); ++h)
-        none[h] = K == reduce_kind::max ? std::numeric_limits<I>::min() : std::numeric_limits<I>::max();
-    select_lanes(k, static_cast<B>(x != x), none);
-}
-template <reduce_kind K, class B, class V>
-inline void extreme_load(B& key, B& seen, V& nan, const void* p) {
-    std::memcpy(&nan, p, sizeof(nan));
-    seen = static_cast<B>(nan != nan);
-    key_of<K>(key, nan);
-}
-template <reduce_kind K, class B, class V>
-inline void extreme_add(B& key, B& seen, V& nan, const V& x) {
-    B k;
-    key_of<K>(k, x);
-    select_lanes(key, static_cast<B>(K == reduce_kind::max ? key < k : k < key), k);
-    const B first_nan = static_cast<B>(x != x) & ~seen;
-    select_lanes(nan, first_nan, x);
-    seen |= first_nan;
+template <class B>
+inline void extreme_load(B& hi, B& lo, const void* p) {
+    std::memcpy(&hi, p, sizeof(hi));
+    flip_key(hi);
+    lo = hi;
 }
 template <class B, class V>
-inline void extreme_store(const B& key, const B& seen, const V& nan, void* p) {
-    B b = key;
-    flip_key(b);
-    V a;
-    std::memcpy(&a, &b, sizeof(a));
-    select_lanes(a, seen, nan);
-    std::memcpy(p, &a, sizeof(a));
+inline void extreme_add(B& hi, B& lo, const V& x) {
+    static_assert(sizeof(B) == sizeof(V));
+    B k;
+    std::memcpy(&k, &x, sizeof(k));
+    flip_key(k);
+    select_lanes(hi, static_cast<B>(hi < k), k);
+    select_lanes(lo, static_cast<B>(k < lo), k);
+}
+template <reduce_kind K, class A, class B>
+inline void extreme_store(const B& hi, const B& lo, void* p) {
+    using I = std::remove_cvref_t<decltype(hi[0])>;
+    static_assert(sizeof(I) == sizeof(A));
+    // +inf's key is its bits; -inf's is their complement (a negative value's key is the complement of its
+    // magnitude's).
+    constexpr I top = std::bit_cast<I>(std::numeric_limits<A>::infinity());
+    const B inf_key = B{} + top;
+    B r = K == reduce_kind::max ? hi : lo;
+    const B nan_other = K == reduce_kind::max ? static_cast<B>(lo < ~inf_key) : static_cast<B>(inf_key < hi);
+    select_lanes(r, nan_other, K == reduce_kind::max ? lo : hi);
+    flip_key(r);
+    std::memcpy(p, &r, sizeof(r));
 }
 
 /// Whether fold_rows_of keeps min/max of floats as keys (above).
@@ -543,17 +541,16 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
             std::memcpy(&x, &b.v, sizeof(wvec));
         };
         if constexpr (keyed_extreme_v<Op, A>) {
-            wbits key[count], seen[count];
-            wvec nan[count];
-            for (int v = 0; v < count; ++v) extreme_load<Op::kind>(key[v], seen[v], nan[v], l + 16 * v);
+            wbits hi[count], lo[count];
+            for (int v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + 16 * v);
             for (index_t r = 0; r < rows; ++r, i += row) {
                 for (int v = 0; v < count; ++v) {
                     wvec x;
                     at(i + 16 * v, x);
-                    extreme_add<Op::kind>(key[v], seen[v], nan[v], x);
+                    extreme_add(hi[v], lo[v], x);
                 }
             }
-            for (int v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + 16 * v);
+            for (int v = 0; v < count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + 16 * v);
         } else {
             wvec acc[count];
             std::memcpy(acc, l, sizeof(acc));
@@ -589,11 +586,10 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     if constexpr (keyed_extreme_v<Op, A>) {
         typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
         typedef key_t bits __attribute__((vector_size(32)));
-        bits key[count], seen[count];
-        vec nan[count];
-        for (index_t v = 0; v < count; ++v) extreme_load<Op::kind>(key[v], seen[v], nan[v], l + v * per_vec);
-        for_each_vector([&](index_t v, const vec& x) { extreme_add<Op::kind>(key[v], seen[v], nan[v], x); });
-        for (index_t v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + v * per_vec);
+        bits hi[count], lo[count];
+        for (index_t v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + v * per_vec);
+        for_each_vector([&](index_t v, const vec& x) { extreme_add(hi[v], lo[v], x); });
+        for (index_t v = 0; v < count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vec);
     } else {
         vec acc[count];
         std::memcpy(acc, l, sizeof(acc));
@@ -901,16 +897,15 @@ struct stream_fold {
             if constexpr (keyed_extreme_v<Op, A>) {
                 typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
                 typedef key_t bits __attribute__((vector_size(32)));
-                bits key[count], seen[count];
-                vec nan[count];
-                for (index_t v = 0; v < count; ++v) extreme_load<kind_here>(key[v], seen[v], nan[v], l + v * width);
+                bits hi[count], lo[count];
+                for (index_t v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + v * width);
                 for (index_t r = 0; r < rows; ++r)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
                         row_vector(r, v, xv);
-                        extreme_add<kind_here>(key[v], seen[v], nan[v], xv);
+                        extreme_add(hi[v], lo[v], xv);
                     }
-                for (index_t v = 0; v < count; ++v) extreme_store(key[v], seen[v], nan[v], l + v * width);
+                for (index_t v = 0; v < count; ++v) extreme_store<kind_here, A>(hi[v], lo[v], l + v * width);
             } else {
                 vec acc[count];
                 std::memcpy(acc, l, sizeof(acc));
