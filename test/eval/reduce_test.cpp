@@ -563,9 +563,10 @@ void check_first_extreme_index_of_long_rows() {
     EXPECT_EQ(mixt::eval(mixt::argmax(x))(), 3 * cols + 4098);
     // Each length of row up to a few chunks (a multiple of 32 or not), the extreme placed at every offset in turn.
     for (Eigen::Index n : {32, 33, 64, 96, 1023, 1024, 1056, 2049, 4096}) {
-        Eigen::Tensor<T, 2, Eigen::RowMajor> y(4, n);
+        Eigen::Tensor<T, 2, Eigen::RowMajor> y(5, n);
         for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = T(static_cast<float>(v(g)) / 64);
         y(0, n - 1) = T(100.0f), y(1, n / 2) = T(-100.0f), y(2, n / 3) = nan, y(3, 0) = T(100.0f);
+        y(4, 0) = inf, y(4, n - 1) = nan; // a NaN in the last values (past the last multiple of 32 where n is not one)
         const auto ymax = mixt::eval(mixt::argmax(y, 1));
         const auto ymin = mixt::eval(mixt::argmin(y, 1));
         EXPECT_EQ(ymax(0), n - 1) << n;
@@ -573,6 +574,8 @@ void check_first_extreme_index_of_long_rows() {
         EXPECT_EQ(ymax(2), n / 3) << n;
         EXPECT_EQ(ymin(2), n / 3) << n;
         EXPECT_EQ(ymax(3), 0) << n;
+        EXPECT_EQ(ymax(4), n - 1) << n;
+        EXPECT_EQ(ymin(4), n - 1) << n;
         // Ties between two random positions (any lanes, any steps of the scan): the first one, for each extreme.
         Eigen::Tensor<T, 2, Eigen::RowMajor> z(16, n);
         for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = T(static_cast<float>(v(g)) / 64);
@@ -587,6 +590,43 @@ void check_first_extreme_index_of_long_rows() {
         const auto zmax = mixt::eval(mixt::argmax(z, 1));
         const auto zmin = mixt::eval(mixt::argmin(z, 1));
         for (Eigen::Index r = 0; r < 16; ++r) EXPECT_EQ(r % 2 ? zmin(r) : zmax(r), first[static_cast<std::size_t>(r)]) << n << " " << r;
+    }
+    // Rows on a pool of 8 threads: the same indices.
+    {
+        Eigen::ThreadPool pool(8);
+        Eigen::ThreadPoolDevice device(&pool, 8);
+        Eigen::Tensor<T, 2, Eigen::RowMajor> w(300, 3001);
+        for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = T(static_cast<float>(v(g)) / 64);
+        w(17, 3000) = nan, w(18, 5) = nan, w(18, 2999) = negative_nan;
+        const auto a1 = mixt::eval(mixt::argmax(w, 1)), a8 = mixt::eval(mixt::argmax(w, 1), device);
+        const auto b1 = mixt::eval(mixt::argmin(w, 1)), b8 = mixt::eval(mixt::argmin(w, 1), device);
+        for (Eigen::Index r = 0; r < w.dimension(0); ++r) {
+            EXPECT_EQ(a1(r), a8(r)) << r;
+            EXPECT_EQ(b1(r), b8(r)) << r;
+            Eigen::Index hi = 0, lo = 0;
+            for (Eigen::Index j = 0; j < w.dimension(1); ++j) {
+                const float y = static_cast<float>(w(r, j));
+                if (y != y) {
+                    hi = lo = j;
+                    break;
+                }
+                if (y > static_cast<float>(w(r, hi))) hi = j;
+                if (y < static_cast<float>(w(r, lo))) lo = j;
+            }
+            EXPECT_EQ(a1(r), hi) << r;
+            EXPECT_EQ(b1(r), lo) << r;
+        }
+    }
+    // One stream longer than a super-block (2^18 values: split in several, combined after): the first extreme.
+    {
+        Eigen::Tensor<T, 1> u(600001);
+        for (Eigen::Index i = 0; i < u.size(); ++i) u.data()[i] = T(static_cast<float>(v(g)) / 64);
+        u(400000) = T(200.0f), u(500000) = T(200.0f), u(300001) = T(-200.0f), u(599999) = T(-200.0f);
+        EXPECT_EQ(mixt::eval(mixt::argmax(u))(), 400000);
+        EXPECT_EQ(mixt::eval(mixt::argmin(u))(), 300001);
+        u(550000) = nan, u(600000) = nan;
+        EXPECT_EQ(mixt::eval(mixt::argmax(u))(), 550000);
+        EXPECT_EQ(mixt::eval(mixt::argmin(u))(), 550000);
     }
 }
 

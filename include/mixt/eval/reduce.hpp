@@ -1296,6 +1296,36 @@ auto make_reduce_plan(const Red& r, const C& c) {
     return plan;
 }
 
+#if MIXT_SIMD_AVX512
+/// argmin/argmax (Op) of the rows of one f16 or bf16 array `x`, each row one contiguous run of `n` values at
+/// x + base(row): simd::wide::first_extreme_key over the row's first multiple of 32 values, then the others
+/// one by one, each row's index stored at out + out_offset(row). It skips the stream's lanes, blocks and per-row
+/// set-up, a large part of the time for rows of a few thousand values (docs/performance-notes.md, "R6"). A scan
+/// may prefetch up to `ahead_end` (the end of the array where the rows are read in memory order; else null).
+template <class Op, class T, class O, class Rows, class Device>
+void first_extremes_of_rows(const T* x, index_t n, index_t rows, const Rows& row_bases, O* out,
+                            const void* ahead_end, const Device& device, int threads) {
+    static_assert(Op::indexed && is_small_float_v<T>);
+    constexpr bool is_max = Op::kind == reduce_kind::argmax;
+    const auto bits = [](T v) { return std::bit_cast<std::uint16_t>(v); };
+    const index_t vectored = n / lane_group * lane_group;
+    run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+        for (index_t row = first; row < last; ++row) {
+            const auto [base, out_off] = row_bases(row);
+            const T* const p = x + base[0];
+            const auto found = simd::wide::first_extreme_key<is_max>(
+                reinterpret_cast<const std::uint16_t*>(p), vectored, is_max ? INT16_MIN : INT16_MAX,
+                bits(std::numeric_limits<T>::infinity()), static_cast<const std::uint16_t*>(ahead_end));
+            typename Op::lane best = Op::identity();
+            if (found.at >= 0) best = Op::from(mixt::convert<float>(p[found.at]), found.at);
+            if (!found.nan)
+                for (index_t j = vectored; j < n; ++j) best = Op::combine(best, Op::from(mixt::convert<float>(p[j]), j));
+            out[out_off] = static_cast<O>(best.i);
+        }
+    });
+}
+#endif
+
 /// reduce_into_new for an operand without reductions inside.
 template <class Red, class C, class Device>
 reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& device) {
@@ -1314,7 +1344,6 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     const stream_shape shape = plan.shape;
     const auto& box = plan.box;
     const auto views = leaf_views_of(c);
-    std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
 
     using Kern = decltype(make_kernel<A>(c));
     const auto source = std::apply(
@@ -1336,6 +1365,19 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
                 ahead_end = reinterpret_cast<const void*>(hi);
         }
     }
+    const std::size_t bytes = static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * (leaf_bytes_v<C> + 1);
+    const int threads = threads_for(bytes, device_threads(device));
+#if MIXT_SIMD_AVX512
+    if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
+        // Each row of the result one contiguous run of the array, and one task (a super-block) per row.
+        if (columns == 1 && per_row == 1 && box.flat(1)) {
+            first_extremes_of_rows<Op>(std::get<0>(views).data, stream, rows, row_bases, out.data(), ahead_end,
+                                       device, threads);
+            return out;
+        }
+    }
+#endif
+    std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
@@ -1352,8 +1394,6 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             fold.finish(result);
         }
     };
-    const std::size_t bytes = static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * (leaf_bytes_v<C> + 1);
-    const int threads = threads_for(bytes, device_threads(device));
     run_reduce_tasks(rows * per_row, device, threads, task);
 
     // Each row's super-blocks combined pairwise, then finished into the result's dtype.
