@@ -446,6 +446,27 @@ template <class Op, class A>
 inline constexpr bool keyed_extreme_v =
     (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<A>;
 
+/// Folds vectors of lanes (V, of A's bits) into Count vectors held in registers, loaded from the lanes at l
+/// and stored back: for_each_vector(visit) calls visit(v, x) with each vector x of the stream, in order, v its
+/// vector among Count. min/max of floats keep two key extremes per lane (above), the others combine_lanes.
+template <class Op, class A, class V, index_t Count, class ForEach>
+inline void fold_vectors(typename Op::lane* l, const ForEach& for_each_vector) {
+    constexpr index_t per_vector = static_cast<index_t>(sizeof(V) / sizeof(typename Op::lane));
+    if constexpr (keyed_extreme_v<Op, A>) {
+        using key_t = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
+        typedef key_t bits __attribute__((vector_size(sizeof(V))));
+        bits hi[Count], lo[Count];
+        for (index_t v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], l + v * per_vector);
+        for_each_vector([&](index_t v, const V& x) { extreme_add(hi[v], lo[v], x); });
+        for (index_t v = 0; v < Count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vector);
+    } else {
+        V acc[Count];
+        std::memcpy(acc, l, sizeof(acc));
+        for_each_vector([&](index_t v, const V& x) { combine_lanes<Op::kind>(acc[v], x); });
+        std::memcpy(l, acc, sizeof(acc));
+    }
+}
+
 /// Whether the kernel K of a sum (or mean) accumulating in a 64-bit integer A converts a kernel of bool or an
 /// 8- or 16-bit integer: fold_rows_of then adds those values in 32-bit lanes (exact for the rows of a block)
 /// and widens the lanes' sums once per call. Integer sums wrap modulo 2^64 whatever the grouping, so the
@@ -534,43 +555,24 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
 #if MIXT_SIMD_AVX512
     if constexpr (wide_loop_v<A, K>) { // f32: 16-lane batches
         typedef float wvec __attribute__((vector_size(64)));
-        typedef std::int32_t wbits __attribute__((vector_size(64)));
-        constexpr int count = 2 * G;
-        const auto at = [&](index_t j, wvec& x) {
-            const auto b = k.wide_at(j);
-            std::memcpy(&x, &b.v, sizeof(wvec));
-        };
-        if constexpr (keyed_extreme_v<Op, A>) {
-            wbits hi[count], lo[count];
-            for (int v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + 16 * v);
+        constexpr index_t count = 2 * G;
+        fold_vectors<Op, A, wvec, count>(l, [&](auto&& visit) {
             for (index_t r = 0; r < rows; ++r, i += row) {
-                for (int v = 0; v < count; ++v) {
+                for (index_t v = 0; v < count; ++v) {
+                    const auto b = k.wide_at(i + 16 * v);
                     wvec x;
-                    at(i + 16 * v, x);
-                    extreme_add(hi[v], lo[v], x);
+                    std::memcpy(&x, &b.v, sizeof(wvec));
+                    visit(v, x);
                 }
             }
-            for (int v = 0; v < count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + 16 * v);
-        } else {
-            wvec acc[count];
-            std::memcpy(acc, l, sizeof(acc));
-            for (index_t r = 0; r < rows; ++r, i += row) {
-                for (int v = 0; v < count; ++v) {
-                    wvec x;
-                    at(i + 16 * v, x);
-                    combine_lanes<Op::kind>(acc[v], x);
-                }
-            }
-            std::memcpy(l, acc, sizeof(acc));
-        }
+        });
         return;
     }
 #endif
     typedef lane vec __attribute__((vector_size(32)));
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
-    // Each batch's vectors of lanes, in order: visit(v, x) for the v-th vector of a row.
-    const auto for_each_vector = [&](auto&& visit) {
+    fold_vectors<Op, A, vec, count>(l, [&](auto&& visit) { // each batch's vectors of lanes, in order
         for (index_t r = 0; r < rows; ++r, i += row) {
             for (index_t b = 0; b < row / per_batch; ++b) {
                 alignas(64) A t[per_batch];
@@ -582,20 +584,7 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
                 }
             }
         }
-    };
-    if constexpr (keyed_extreme_v<Op, A>) {
-        typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
-        typedef key_t bits __attribute__((vector_size(32)));
-        bits hi[count], lo[count];
-        for (index_t v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + v * per_vec);
-        for_each_vector([&](index_t v, const vec& x) { extreme_add(hi[v], lo[v], x); });
-        for (index_t v = 0; v < count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vec);
-    } else {
-        vec acc[count];
-        std::memcpy(acc, l, sizeof(acc));
-        for_each_vector([&](index_t v, const vec& x) { combine_lanes<Op::kind>(acc[v], x); });
-        std::memcpy(l, acc, sizeof(acc));
-    }
+    });
 }
 
 /// Vectors of W floats and of W 32-bit indices (GCC's vector extensions; a size that depends on a template
@@ -891,32 +880,14 @@ struct stream_fold {
                        kind_here == reduce_kind::prod || kind_here == reduce_kind::min || kind_here == reduce_kind::max)) {
             typedef lane vec __attribute__((vector_size(32)));
             constexpr index_t width = 32 / sizeof(lane), count = lane_group / width;
-            const auto row_vector = [&](index_t r, index_t v, vec& xv) { // A's bits are the lane's
-                std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec));
-            };
-            if constexpr (keyed_extreme_v<Op, A>) {
-                typedef std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> key_t;
-                typedef key_t bits __attribute__((vector_size(32)));
-                bits hi[count], lo[count];
-                for (index_t v = 0; v < count; ++v) extreme_load(hi[v], lo[v], l + v * width);
+            fold_vectors<Op, A, vec, count>(l, [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
-                        row_vector(r, v, xv);
-                        extreme_add(hi[v], lo[v], xv);
+                        std::memcpy(&xv, x + r * lane_group + v * width, sizeof(vec)); // A's bits are the lane's
+                        visit(v, xv);
                     }
-                for (index_t v = 0; v < count; ++v) extreme_store<kind_here, A>(hi[v], lo[v], l + v * width);
-            } else {
-                vec acc[count];
-                std::memcpy(acc, l, sizeof(acc));
-                for (index_t r = 0; r < rows; ++r)
-                    for (index_t v = 0; v < count; ++v) {
-                        vec xv;
-                        row_vector(r, v, xv);
-                        combine_lanes<kind_here>(acc[v], xv);
-                    }
-                std::memcpy(l, acc, sizeof(acc));
-            }
+            });
         } else {
             for (index_t r = 0; r < rows; ++r)
                 for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[r * lane_group + p], 0));
