@@ -500,12 +500,22 @@ inline constexpr bool word_sum_v<Op, A, convert_kernel<A, leaf_kernel<T>>> =
 /// Folds `rows` rows of G * lane_group stream elements, elements i, i + 1, ... of the kernel K whose run-time
 /// values are `args` (kernel_args), into G * lane_group lanes, element p of a row into lane p; the lanes are
 /// held in registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
+/// With `prefetch` (stream_fold::prefetch), the float and 32-byte loops ask for their inputs prefetch_distance
+/// elements ahead, as the fused loop does.
 template <class Op, class A, class K, int G, class... Args>
-MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, Args... args) {
+MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, bool prefetch, Args... args) {
     static_assert(folds_batches_v<Op, A> && !Op::indexed);
     using lane = typename Op::lane;
     constexpr index_t row = G * lane_group;
     const K k = kernel_from_args<K>(args...);
+    (void)prefetch; // not with MIXT_SOFTWARE_PREFETCH=0
+    // fold(ahead) with ahead a std::bool_constant: whether to prefetch (a loop compiled for each).
+    const auto with_prefetch = [&](const auto& fold) {
+        if constexpr (prefetch_enabled) {
+            if (prefetch) return fold(std::true_type{});
+        }
+        fold(std::false_type{});
+    };
 #if MIXT_SIMD_AVX512
     if constexpr (word_sum_v<Op, A, K>) {
         using T = kernel_value_t<std::remove_cvref_t<decltype(k.k)>>;
@@ -556,15 +566,18 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     if constexpr (wide_loop_v<A, K>) { // f32: 16-lane batches
         typedef float wvec __attribute__((vector_size(64)));
         constexpr index_t count = 2 * G;
-        fold_vectors<Op, A, wvec, count>(l, [&](auto&& visit) {
-            for (index_t r = 0; r < rows; ++r, i += row) {
-                for (index_t v = 0; v < count; ++v) {
-                    const auto b = k.wide_at(i + 16 * v);
-                    wvec x;
-                    std::memcpy(&x, &b.v, sizeof(wvec));
-                    visit(v, x);
+        with_prefetch([&](auto ahead) {
+            fold_vectors<Op, A, wvec, count>(l, [&](auto&& visit) {
+                for (index_t r = 0; r < rows; ++r, i += row) {
+                    if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
+                    for (index_t v = 0; v < count; ++v) {
+                        const auto b = k.wide_at(i + 16 * v);
+                        wvec x;
+                        std::memcpy(&x, &b.v, sizeof(wvec));
+                        visit(v, x);
+                    }
                 }
-            }
+            });
         });
         return;
     }
@@ -572,18 +585,21 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     typedef lane vec __attribute__((vector_size(32)));
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
-    fold_vectors<Op, A, vec, count>(l, [&](auto&& visit) { // each batch's vectors of lanes, in order
-        for (index_t r = 0; r < rows; ++r, i += row) {
-            for (index_t b = 0; b < row / per_batch; ++b) {
-                alignas(64) A t[per_batch];
-                simd::store(t, k.at(i + b * per_batch));
-                for (index_t h = 0; h < vecs_per_batch; ++h) {
-                    vec x;
-                    std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
-                    visit(b * vecs_per_batch + h, x);
+    with_prefetch([&](auto ahead) {
+        fold_vectors<Op, A, vec, count>(l, [&](auto&& visit) { // each batch's vectors of lanes, in order
+            for (index_t r = 0; r < rows; ++r, i += row) {
+                if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
+                for (index_t b = 0; b < row / per_batch; ++b) {
+                    alignas(64) A t[per_batch];
+                    simd::store(t, k.at(i + b * per_batch));
+                    for (index_t h = 0; h < vecs_per_batch; ++h) {
+                        vec x;
+                        std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
+                        visit(b * vecs_per_batch + h, x);
+                    }
                 }
             }
-        }
+        });
     });
 }
 
@@ -727,6 +743,9 @@ struct stream_fold {
     /// Where the memory of the stream's one array ends, when the task reads all of it in order after the values
     /// it is handed (a dense array, its rows in memory order: reduce_operand): a scan may prefetch up to there.
     const void* ahead_end = nullptr;
+    /// Whether fold_rows_of prefetches its inputs in software (reduce_operand: a reduction that reads at least
+    /// prefetch_threshold_bytes, where software_prefetch_pays).
+    bool prefetch = false;
 
     /// Whether the result is the same bits however the stream's values are grouped: the integer lanes of a sum,
     /// mean or product (which wrap modulo 2^N), of min and max, any and all; min and max of float and double,
@@ -850,8 +869,8 @@ struct stream_fold {
                 std::apply(
                     [&](const auto&... a) {
                         if (head > 0) fold_some_of<Op, A, K>(l, q, i, head, 0, a...);
-                        if (rows > 0 && P == lane_group) fold_rows_of<Op, A, K, 1>(l, i + head, rows, a...);
-                        if (rows > 0 && P == 3 * lane_group) fold_rows_of<Op, A, K, 3>(l, i + head, rows, a...);
+                        if (rows > 0 && P == lane_group) fold_rows_of<Op, A, K, 1>(l, i + head, rows, prefetch, a...);
+                        if (rows > 0 && P == 3 * lane_group) fold_rows_of<Op, A, K, 3>(l, i + head, rows, prefetch, a...);
                         if (tail > 0) fold_some_of<Op, A, K>(l, 0, i + head + rows * P, tail, 0, a...);
                     },
                     args);
@@ -1349,6 +1368,9 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     }
 #endif
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
+    const bool prefetch = prefetch_enabled &&
+                          static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * leaf_bytes_v<C> >= prefetch_threshold_bytes &&
+                          software_prefetch_pays();
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
@@ -1358,6 +1380,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             if (supers == 0) continue; // an empty stream: the identity
             stream_fold<Op, A> fold(shape, scratch);
             fold.ahead_end = ahead_end;
+            fold.prefetch = prefetch;
             const auto [base, out_off] = row_bases(row);
             (void)out_off;
             const index_t begin = sb * super, end = std::min(stream, begin + super);
