@@ -446,14 +446,14 @@ template <class Op, class A>
 inline constexpr bool keyed_extreme_v =
     (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<A>;
 
-/// Folds vectors of lanes (of the type of `like`, a GCC vector of A's bits) into Count vectors held in
-/// registers, loaded from the lanes at l and stored back: for_each_vector(visit) calls visit(v, x) with each
-/// vector x of the stream, in order, v its vector among Count. min/max of floats keep two key extremes per lane
-/// (above), the others combine_lanes. V is deduced from an argument, not named: nvcc's front end drops the
-/// vector attribute of a type given as an explicit template argument.
+/// Folds vectors of lanes (V, a GCC vector of A's bits) into Count vectors held in registers, loaded from the
+/// lanes at l and stored back: for_each_vector(visit) calls visit(v, x) with each vector x of the stream, in
+/// order, v its vector among Count. min/max of floats keep two key extremes per lane (above), the others
+/// combine_lanes. V is deduced from the type of a null pointer, not named: nvcc's front end drops the vector
+/// attribute of a type given as an explicit template argument, and its code generator fails on a vector
+/// constant (`V{}`).
 template <class Op, class A, index_t Count, class V, class ForEach>
-inline void fold_vectors(typename Op::lane* l, const V& like, const ForEach& for_each_vector) {
-    (void)like;
+inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const ForEach& for_each_vector) {
     constexpr index_t per_vector = static_cast<index_t>(sizeof(V) / sizeof(typename Op::lane));
     if constexpr (keyed_extreme_v<Op, A>) {
         using key_t = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
@@ -570,7 +570,7 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
         typedef float wvec __attribute__((vector_size(64)));
         constexpr index_t count = 2 * G;
         with_prefetch([&](auto ahead) {
-            fold_vectors<Op, A, count>(l, wvec{}, [&](auto&& visit) {
+            fold_vectors<Op, A, count>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r, i += row) {
                     if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
                     for (index_t v = 0; v < count; ++v) {
@@ -589,7 +589,7 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
     with_prefetch([&](auto ahead) {
-        fold_vectors<Op, A, count>(l, vec{}, [&](auto&& visit) { // each batch's vectors of lanes, in order
+        fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) { // each batch's vectors of lanes, in order
             for (index_t r = 0; r < rows; ++r, i += row) {
                 if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
                 for (index_t b = 0; b < row / per_batch; ++b) {
@@ -902,7 +902,7 @@ struct stream_fold {
                        kind_here == reduce_kind::prod || kind_here == reduce_kind::min || kind_here == reduce_kind::max)) {
             typedef lane vec __attribute__((vector_size(32)));
             constexpr index_t width = 32 / sizeof(lane), count = lane_group / width;
-            fold_vectors<Op, A, count>(l, vec{}, [&](auto&& visit) {
+            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
