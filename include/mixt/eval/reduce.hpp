@@ -676,6 +676,27 @@ inline constexpr bool keyed_leaf_v = false;
 template <class T>
 inline constexpr bool keyed_leaf_v<convert_kernel<float, leaf_kernel<T>>> = is_small_float_v<T>;
 
+#if MIXT_SIMD_AVX512
+/// argmin/argmax: `best` combined with the first extreme of the n values of an f16 or bf16 array at x (n a
+/// multiple of 32; indices offset by `first`), their bits compared as 16-bit keys (simd::wide::first_extreme_key,
+/// which may prefetch up to ahead_end), where best is not already a NaN.
+template <class Op, class T>
+typename Op::lane with_first_extreme_key(typename Op::lane best, const T* x, index_t n, index_t first,
+                                         const void* ahead_end) {
+    static_assert(Op::indexed && is_small_float_v<T>);
+    if (best.i >= 0 && reduce_is_nan(best.v)) return best;
+    constexpr bool is_max = Op::kind == reduce_kind::argmax;
+    const auto bits = [](T v) { return std::bit_cast<std::uint16_t>(v); };
+    const std::int16_t bound =
+        best.i < 0 ? (is_max ? INT16_MIN : INT16_MAX) : simd::wide::small_float_key(bits(static_cast<T>(best.v)));
+    const auto found = simd::wide::first_extreme_key<is_max>(reinterpret_cast<const std::uint16_t*>(x), n, bound,
+                                                             bits(std::numeric_limits<T>::infinity()),
+                                                             static_cast<const std::uint16_t*>(ahead_end));
+    // The element found is a NaN or beats best (an earlier index) strictly: it replaces it.
+    return found.at < 0 ? best : Op::from(mixt::convert<float>(x[found.at]), first + found.at);
+}
+#endif
+
 /// first_extreme_rows over elements i, i + 1, ... of the kernel K whose run-time values are `args`.
 template <class Op, class A, class K, class... Args>
 MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, index_t i, index_t rows, index_t first,
@@ -686,19 +707,8 @@ MIXT_FLATTEN typename Op::lane fold_first_extreme_of(typename Op::lane best, ind
 #if MIXT_SIMD_AVX512
     if constexpr (keyed_leaf_v<K>) { // an f16/bf16 leaf contiguous along the row: its bits as 16-bit keys
         using T = kernel_value_t<std::remove_cvref_t<decltype(k.k)>>;
-        if (k.k.mask == ~index_t{0}) {
-            if (best.i >= 0 && reduce_is_nan(best.v)) return best;
-            constexpr bool is_max = Op::kind == reduce_kind::argmax;
-            const auto bits = [](T v) { return std::bit_cast<std::uint16_t>(v); };
-            const std::int16_t bound = best.i < 0 ? (is_max ? INT16_MIN : INT16_MAX)
-                                                  : simd::wide::small_float_key(bits(static_cast<T>(best.v)));
-            const T* const x = k.k.p + i;
-            const auto found = simd::wide::first_extreme_key<is_max>(
-                reinterpret_cast<const std::uint16_t*>(x), rows * lane_group, bound,
-                bits(std::numeric_limits<T>::infinity()), static_cast<const std::uint16_t*>(ahead_end));
-            // The element found is a NaN or beats best (an earlier index) strictly: it replaces it.
-            return found.at < 0 ? best : Op::from(mixt::convert<float>(x[found.at]), first + found.at);
-        }
+        if (k.k.mask == ~index_t{0})
+            return with_first_extreme_key<Op, T>(best, k.k.p + i, rows * lane_group, first, ahead_end);
     }
     if constexpr (wide_loop_v<A, K>) {
         return first_extreme_rows<Op, 16>(best, i, rows, first, [&](index_t j, f32_vectors<16>::values& x) {
@@ -746,8 +756,8 @@ struct stream_fold {
     /// Where the memory of the stream's one array ends, when the task reads all of it in order after the values
     /// it is handed (a dense array, its rows in memory order: reduce_operand): a scan may prefetch up to there.
     const void* ahead_end = nullptr;
-    /// Whether fold_rows_of prefetches its inputs in software (reduce_operand: a reduction that reads at least
-    /// prefetch_threshold_bytes, where software_prefetch_pays).
+    /// Whether fold_rows_of prefetches its inputs in software (reduce_operand: the fused loop's rule,
+    /// options_for, for the bytes the reduction reads).
     bool prefetch = false;
 
     /// Whether the result is the same bits however the stream's values are grouped: the integer lanes of a sum,
@@ -1291,28 +1301,20 @@ auto make_reduce_plan(const Red& r, const C& c) {
 
 #if MIXT_SIMD_AVX512
 /// argmin/argmax (Op) of the rows of one f16 or bf16 array `x`, each row one contiguous run of `n` values at
-/// x + base(row): simd::wide::first_extreme_key over the row's first multiple of 32 values, then the others
-/// one by one, each row's index stored at out + out_offset(row). It skips the stream's lanes, blocks and per-row
+/// x + base(row): with_first_extreme_key over the row's first multiple of 32 values, then the others one by
+/// one, each row's index stored at out + out_offset(row). It skips the stream's lanes, blocks and per-row
 /// set-up, a large part of the time for rows of a few thousand values (docs/performance-notes.md, "R6"). A scan
 /// may prefetch up to `ahead_end` (the end of the array where the rows are read in memory order; else null).
 template <class Op, class T, class O, class Rows, class Device>
 void first_extremes_of_rows(const T* x, index_t n, index_t rows, const Rows& row_bases, O* out,
                             const void* ahead_end, const Device& device, int threads) {
-    static_assert(Op::indexed && is_small_float_v<T>);
-    constexpr bool is_max = Op::kind == reduce_kind::argmax;
-    const auto bits = [](T v) { return std::bit_cast<std::uint16_t>(v); };
     const index_t vectored = n / lane_group * lane_group;
     run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
         for (index_t row = first; row < last; ++row) {
             const auto [base, out_off] = row_bases(row);
             const T* const p = x + base[0];
-            const auto found = simd::wide::first_extreme_key<is_max>(
-                reinterpret_cast<const std::uint16_t*>(p), vectored, is_max ? INT16_MIN : INT16_MAX,
-                bits(std::numeric_limits<T>::infinity()), static_cast<const std::uint16_t*>(ahead_end));
-            typename Op::lane best = Op::identity();
-            if (found.at >= 0) best = Op::from(mixt::convert<float>(p[found.at]), found.at);
-            if (!found.nan)
-                for (index_t j = vectored; j < n; ++j) best = Op::combine(best, Op::from(mixt::convert<float>(p[j]), j));
+            auto best = with_first_extreme_key<Op, T>(Op::identity(), p, vectored, 0, ahead_end);
+            for (index_t j = vectored; j < n; ++j) best = Op::combine(best, Op::from(mixt::convert<float>(p[j]), j));
             out[out_off] = static_cast<O>(best.i);
         }
     });
@@ -1371,9 +1373,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     }
 #endif
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
-    const bool prefetch = prefetch_enabled &&
-                          static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * leaf_bytes_v<C> >= prefetch_threshold_bytes &&
-                          software_prefetch_pays();
+    const bool prefetch = options_for(stream * rows, leaf_bytes_v<C>).prefetch; // the fused loop's rule
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
