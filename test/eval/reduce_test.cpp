@@ -746,6 +746,101 @@ TEST(reduce_eval, byte_sums_in_float_are_the_fold_of_float_adds) {
     check(std::int8_t{});
 }
 
+// Rows of one column up to 256 values take a path of their own (many rows computed at a time, their lanes
+// ended together): each row's result is still the stream's fold written out (model_fold), bit for bit, for
+// every row length from 1 to 260 (around the lanes' 32, both sides of the path's limits 128 and 256): sums whose
+// order shows in their bits, max over signed zeros, -0 and NaNs, f16 means (f32 lanes), wrapping i8 sums and
+// f64 products; for rows of two axes {0, 2} of a [5, rows, n] tensor (the rows' values not contiguous), a
+// broadcast operand, and on an 8-thread pool (the same bits).
+TEST(reduce_eval, short_rows_fold_as_their_streams) {
+    Eigen::ThreadPool pool(8);
+    Eigen::ThreadPoolDevice device(&pool, 8);
+    std::mt19937 g(31);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
+    const auto add = [](auto a, auto b) { return a + b; };
+    const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    for (Eigen::Index n = 1; n <= 260; n += n < 40 ? 1 : n < 120 ? 7 : n < 250 ? 17 : 1) {
+        SCOPED_TRACE(n);
+        const Eigen::Index rows = 37;
+        Eigen::Tensor<float, 2, Eigen::RowMajor> x(rows, n), m(rows, n);
+        for (Eigen::Index i = 0; i < x.size(); ++i) {
+            x.data()[i] = std::ldexp(d(g), e(g));
+            const int k = pick(g);
+            m.data()[i] = k < 15 ? 0.0f : k < 30 ? -0.0f : k == 30 ? std::numeric_limits<float>::quiet_NaN() : -std::fabs(x.data()[i]);
+        }
+        Eigen::Tensor<float, 1, Eigen::RowMajor> scale(n); // broadcast along the rows
+        for (Eigen::Index j = 0; j < n; ++j) scale(j) = std::ldexp(1.0f, static_cast<int>(j % 5) - 2);
+        const auto sums = mixt::eval(mixt::sum(x, 1));
+        const auto sums8 = mixt::eval(mixt::sum(x, 1), device);
+        const auto scaled = mixt::eval(mixt::sum(mixt::lazy(x) * scale.reshape(Eigen::array<Eigen::Index, 2>{1, n}), 1));
+        const auto maxes = mixt::eval(mixt::max(m, 1));
+        const auto maxes8 = mixt::eval(mixt::max(m, 1), device);
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            std::vector<float> row(static_cast<std::size_t>(n)), row_scaled(row.size()), row_m(row.size());
+            for (Eigen::Index j = 0; j < n; ++j) {
+                row[static_cast<std::size_t>(j)] = x(r, j);
+                row_scaled[static_cast<std::size_t>(j)] = x(r, j) * scale(j);
+                row_m[static_cast<std::size_t>(j)] = m(r, j);
+            }
+            const float want = model_fold(row, 0.0f, add);
+            EXPECT_EQ(bits(sums(r)), bits(want)) << r;
+            EXPECT_EQ(bits(sums8(r)), bits(want)) << r;
+            EXPECT_EQ(bits(scaled(r)), bits(model_fold(row_scaled, 0.0f, add))) << r;
+            const float top = model_fold(row_m, -std::numeric_limits<float>::infinity(), model_max);
+            if (std::isnan(top)) {
+                EXPECT_TRUE(std::isnan(maxes(r)) && std::isnan(maxes8(r))) << r;
+            } else {
+                EXPECT_EQ(bits(maxes(r)), bits(top)) << r;
+                EXPECT_EQ(bits(maxes8(r)), bits(top)) << r;
+            }
+        }
+        // f16 means (accumulated in f32) and i8 sums (wrapping in the default int), f64 products.
+        Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> h(rows, n);
+        Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> b(rows, n);
+        Eigen::Tensor<double, 2, Eigen::RowMajor> p(rows, n);
+        for (Eigen::Index i = 0; i < h.size(); ++i) {
+            h.data()[i] = Eigen::half(std::ldexp(d(g), e(g) / 3));
+            b.data()[i] = static_cast<std::int8_t>(pick(g) * 2 - 100);
+            p.data()[i] = 1.0 + d(g) / 8;
+        }
+        const auto means = mixt::eval(mixt::mean(h, 1));
+        const auto bsums = mixt::eval(mixt::sum(b, 1));
+        const auto prods = mixt::eval(mixt::prod(p, 1));
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            std::vector<float> hf(static_cast<std::size_t>(n));
+            std::vector<std::int64_t> bi(hf.size());
+            std::vector<double> pd(hf.size());
+            for (Eigen::Index j = 0; j < n; ++j) {
+                hf[static_cast<std::size_t>(j)] = static_cast<float>(h(r, j));
+                bi[static_cast<std::size_t>(j)] = b(r, j);
+                pd[static_cast<std::size_t>(j)] = p(r, j);
+            }
+            const float mean = model_fold(hf, 0.0f, add) / static_cast<float>(n);
+            EXPECT_EQ(std::bit_cast<std::uint16_t>(means(r)), std::bit_cast<std::uint16_t>(Eigen::half(mean))) << r;
+            EXPECT_EQ(bsums(r), model_fold(bi, std::int64_t{0}, add)) << r;
+            const double prod = model_fold(pd, 1.0, [](double u, double v) { return u * v; });
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(prods(r)), std::bit_cast<std::uint64_t>(prod)) << r;
+        }
+        // Rows of two axes: sum over {0, 2} of [5, rows, n], each row's values in the order of its box (axis 0,
+        // then axis 2).
+        if (n <= 50) {
+            Eigen::Tensor<float, 3, Eigen::RowMajor> t(5, rows, n);
+            for (Eigen::Index i = 0; i < t.size(); ++i) t.data()[i] = std::ldexp(d(g), e(g));
+            const auto got = mixt::eval(mixt::sum(t, {0, 2}));
+            const auto got8 = mixt::eval(mixt::sum(t, {0, 2}), device);
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                std::vector<float> row;
+                for (Eigen::Index a = 0; a < 5; ++a)
+                    for (Eigen::Index j = 0; j < n; ++j) row.push_back(t(a, r, j));
+                const float want = model_fold(row, 0.0f, add);
+                EXPECT_EQ(bits(got(r)), bits(want)) << r;
+                EXPECT_EQ(bits(got8(r)), bits(want)) << r;
+            }
+        }
+    }
+}
+
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);

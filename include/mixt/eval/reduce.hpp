@@ -772,9 +772,18 @@ struct stream_fold {
         Op::indexed || std::is_integral_v<lane> ||
         ((Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<lane>);
 
+    lane* lanes; // scratch's
+
     stream_fold(const stream_shape& s, reduce_scratch<lane>& sc)
-        : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0} {
-        std::fill(scratch.lanes.begin(), scratch.lanes.begin() + used_lanes(), Op::identity());
+        : shape(s), scratch(sc), stack{sc.stack.data(), sc.levels.data(), s.K, 0}, lanes(sc.lanes.data()) {
+        reset_lanes();
+    }
+
+    void reset_lanes() {
+        if (used_lanes() == lane_group) // the usual count, as a constant: no call to memset per stream
+            std::fill_n(lanes, lane_group, Op::identity());
+        else
+            std::fill_n(lanes, used_lanes(), Op::identity());
     }
 
     /// The lanes the stream uses: P, but one for argmin/argmax along a row, whose lane 0 takes every element
@@ -794,7 +803,7 @@ struct stream_fold {
 
     void end_block() {
         const index_t K = shape.K, m = used_lanes() / K;
-        lane* l = scratch.lanes.data();
+        lane* l = lanes;
         lane* c = scratch.columns.data();
         for (index_t k = 0; k < K; ++k) {
             lane v = l[k];
@@ -802,14 +811,14 @@ struct stream_fold {
             c[k] = v;
         }
         stack.push(c);
-        std::fill(scratch.lanes.begin(), scratch.lanes.begin() + used_lanes(), Op::identity());
+        reset_lanes();
         in_block = 0;
         carried = false;
     }
 
     /// Elements s0, s0 + 1, ... of the stream (s0 a multiple of P away from the start of the block count).
     void feed(const A* x, index_t n, index_t s0) {
-        lane* const l = scratch.lanes.data();
+        lane* const l = lanes;
         const index_t P = shape.P, K = shape.K;
         while (n > 0) {
             const index_t take = grouping_free ? n : std::min(n, shape.block - in_block);
@@ -862,7 +871,7 @@ struct stream_fold {
     template <class K, class Args>
         requires folds_batches_v<Op, A>
     void feed_kernel(const Args& args, index_t n, index_t s0) {
-        lane* const l = scratch.lanes.data();
+        lane* const l = lanes;
         const index_t P = shape.P;
         index_t i = 0;
         while (n > 0) {
@@ -1166,6 +1175,9 @@ struct reduce_plan {
     shape_t<R> out_stride{}; // the result's stride along each kept axis of the operand
     std::array<shape_t<R>, L> leaf_strides{};
     iteration_space<R, L + 1> box{}; // operand 0: the stream (contiguous)
+    /// Where there is one column: the output rows, then each one's box, as one space (operand 0: the streams of
+    /// all rows one after another, row `row`'s from row * stream). A run of it may cross rows.
+    iteration_space<R, L + 1> rows_box{};
     std::array<int, RA> row_axes{}; // memory order, outermost first
     int n_row_axes = 0;
     index_t outputs = 1, reduced_count = 1, columns = 1, stream = 0, rows = 0;
@@ -1281,6 +1293,27 @@ auto make_reduce_plan(const Red& r, const C& c) {
     }
     plan.box = make_space<R, M>(box_dims, box_strides, true);
     plan.stream = plan.reduced_count * columns;
+    if (columns == 1) { // the kept axes (the output rows, outermost first), then the reduced ones
+        std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> axes{};
+        int na = 0;
+        for (const bool kept : {true, false})
+            for (int k = 0; k < n_axes; ++k)
+                if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] != kept)
+                    axes[static_cast<std::size_t>(na++)] = order[static_cast<std::size_t>(k)];
+        shape_t<R> dims{};
+        dims.fill(1);
+        std::array<shape_t<R>, M> strides{};
+        index_t step = 1;
+        for (int b = na - 1; b >= 0; --b) {
+            const auto at = static_cast<std::size_t>(R - na + b);
+            const auto d = static_cast<std::size_t>(axes[static_cast<std::size_t>(b)]);
+            dims[at] = S[d];
+            strides[0][at] = step;
+            step *= S[d];
+            for (std::size_t k = 0; k < L; ++k) strides[k + 1][at] = plan.leaf_strides[k][d];
+        }
+        plan.rows_box = make_space<R, M>(dims, strides, true);
+    }
 
     // The output rows: the kept axes outside the columns.
     for (int k = 0; k < first_column; ++k)
@@ -1320,6 +1353,109 @@ void first_extremes_of_rows(const T* x, index_t n, index_t rows, const Rows& row
     });
 }
 #endif
+
+/// A stream's values stored in order from stream element `first` on (reduce_source::run's sink).
+template <class A>
+struct copy_sink {
+    A* values;
+    index_t first;
+    void feed(const A* x, index_t n, index_t s0) { std::copy_n(x, n, values + (s0 - first)); }
+};
+
+/// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
+/// fold_vectors at each width (vectors of W lanes, min/max of floats as keys; below 16 bytes still faster than
+/// scalar combines, whose branches a min or max of random values mispredicts).
+#if !defined(__CUDACC__)
+template <class Op, class A, index_t W>
+void halve_lanes(typename Op::lane* l) {
+    using lane = typename Op::lane;
+    typedef lane vec __attribute__((vector_size(W * sizeof(lane))));
+    fold_vectors<Op, A, 1>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+        vec upper;
+        std::memcpy(&upper, l + W, sizeof(vec));
+        visit(0, upper);
+    });
+    if constexpr (W > 1) halve_lanes<Op, A, W / 2>(l);
+}
+#endif
+
+/// The results of Rows streams of one column, each at most one block of `n` values, row h's at x + h * n, as
+/// stream_fold makes them: value j goes into lane j % lane_group, in order, from the identity (the stream's
+/// lanes); the last values, fewer than the lanes, are read as whole lanes (x is followed by lane_group more
+/// values, ignored) with the identity in the lanes they do not reach. The block's end is lane 0 combined with
+/// lanes 1, 2, ... in that order (stream_fold::end_block), a chain of dependent combines as long as the lanes:
+/// the rows' chains run side by side here. Lanes from n on, which a stream shorter than the lanes never
+/// reached, hold the identity and are left out: combining a lane that started at the identity with the
+/// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
+/// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
+/// combined as a tree instead, in vectors.
+template <class Op, class A, index_t Rows>
+void end_rows_of_one_block(const A* __restrict x, index_t n, typename Op::lane* __restrict out) {
+    using lane = typename Op::lane;
+    alignas(64) lane held[Rows][lane_group];
+    for (index_t h = 0; h < Rows; ++h) {
+        const A* const xr = x + h * n;
+        lane* const l = held[h];
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
+        const index_t whole = n / lane_group * lane_group, rest = n - whole;
+        alignas(64) lane last[lane_group];
+        for (index_t p = 0; p < lane_group; ++p) last[p] = p < rest ? Op::from(xr[whole + p], 0) : Op::identity();
+#if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loops
+        if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
+            typedef lane vec __attribute__((vector_size(64)));
+            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t j = 0; j < whole; j += lane_group)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        std::memcpy(&xv, xr + j + v * per_vec, sizeof(vec)); // A's bits are the lane's
+                        visit(v, xv);
+                    }
+                for (index_t v = 0; v < count; ++v) {
+                    vec xv;
+                    std::memcpy(&xv, last + v * per_vec, sizeof(vec));
+                    visit(v, xv);
+                }
+            });
+        } else
+#endif
+        {
+            for (index_t j = 0; j < whole; j += lane_group)
+                for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xr[j + p], 0));
+            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], last[p]);
+        }
+    }
+    if constexpr (stream_fold<Op, A>::grouping_free) {
+        for (index_t h = 0; h < Rows; ++h) {
+            lane* const l = held[h];
+#if !defined(__CUDACC__) // as above
+            if constexpr (folds_batches_v<Op, A>) {
+                halve_lanes<Op, A, lane_group / 2>(l);
+            } else
+#endif
+            {
+                for (index_t w = lane_group / 2; w >= 1; w /= 2)
+                    for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
+            }
+            out[h] = l[0];
+        }
+    } else {
+        const index_t used = std::min(n, lane_group);
+        lane v[Rows];
+        for (index_t h = 0; h < Rows; ++h) v[h] = held[h][0];
+        for (index_t p = 1; p < used; ++p)
+            for (index_t h = 0; h < Rows; ++h) v[h] = Op::combine(v[h], held[h][p]);
+        for (index_t h = 0; h < Rows; ++h) out[h] = v[h];
+    }
+}
+
+/// Streams up to this long take reduce_operand's short-row path, in batches of about short_rows_values values:
+/// longer where the lanes' end is a tree (stream_fold::grouping_free) than where it is a chain of lane_group
+/// combines, which the per-row fold overlaps better with a long row's values (docs/performance-notes.md,
+/// "Short rows").
+template <class Op, class A>
+inline constexpr index_t short_row_stream = stream_fold<Op, A>::grouping_free ? 256 : 128;
+inline constexpr index_t short_rows_values = 4096;
 
 /// reduce_into_new for an operand without reductions inside.
 template <class Red, class C, class Device>
@@ -1372,6 +1508,43 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         }
     }
 #endif
+    // Rows of one column whose stream is at most short_row_stream values (one block): a row's result is its
+    // block's end, and the fold's set-up per row and that end would be most of the time. Such rows are computed
+    // many at a time, in runs that cross rows (plan.rows_box), into a buffer; end_rows_of_one_block makes the
+    // stream's lanes and their end from it for row_batch rows at once, the same values as stream_fold's, and
+    // each row's result is stored as it is made.
+    if constexpr (!Op::indexed) {
+    if (columns == 1 && supers == 1 && stream <= short_row_stream<Op, A>) {
+        const auto rows_source = std::apply(
+            [&](const auto&... v) {
+                using S_ = reduce_source<A, Kern, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
+                return S_{{v.data...}, plan.rows_box, kernel_args(make_kernel<A>(c))};
+            },
+            views);
+        constexpr index_t row_batch = 8;
+        T* const o = out.data();
+        run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+            const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
+            // lane_group values more than the batch's: end_rows_of_one_block reads a row's last values as whole
+            // lanes. Not a vector: A may be bool.
+            const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
+            copy_sink<A> sink{values.get(), 0};
+            for (index_t t = first; t < last; t += batch) {
+                const index_t n = std::min(batch, last - t);
+                sink.first = t * stream;
+                rows_source.run({}, t * stream, (t + n) * stream, sink);
+                for (index_t g = 0; g < n; g += row_batch) { // a last group of fewer rows: the values after them ignored
+                    lane ends[row_batch];
+                    end_rows_of_one_block<Op, A, row_batch>(values.get() + g * stream, stream, ends);
+                    for (index_t h = 0; h < std::min(row_batch, n - g); ++h)
+                        o[row_bases(t + g + h).second] = reduce_result<K, A, T>(ends[h], reduced_count);
+                }
+            }
+        });
+        return out;
+    }
+    }
+
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
     const bool prefetch = options_for(stream * rows, leaf_bytes_v<C>).prefetch; // the fused loop's rule
     const auto task = [&](index_t first, index_t last) {
