@@ -1261,8 +1261,12 @@ auto make_reduce_plan(const Red& r, const C& c) {
         const int d = row_major ? k : R - 1 - k;
         if (S[static_cast<std::size_t>(d)] > 1) order[static_cast<std::size_t>(n_axes++)] = d;
     }
-    int first_column = n_axes; // the columns: order[first_column, n_axes)
-    while (first_column > 0 && !reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(first_column - 1)])])
+    // The columns: order[first_column, n_axes). None where every reduced axis has one element: each output row
+    // is then one value, and a row per output takes the short rows' path (reduce_operand) instead of one
+    // stream of as many columns as outputs.
+    int first_column = n_axes;
+    while (plan.reduced_count != 1 && first_column > 0 &&
+           !reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(first_column - 1)])])
         --first_column;
     index_t columns = 1;
     for (int k = first_column; k < n_axes; ++k) columns *= S[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
@@ -1362,6 +1366,58 @@ struct copy_sink {
     void feed(const A* x, index_t n, index_t s0) { std::copy_n(x, n, values + (s0 - first)); }
 };
 
+/// A stream's values of a batch of rows of `n` values each, stored value-major: stream element first + s (row
+/// s / n of the batch, value s % n) at values[(s % n) * batch + s / n] (reduce_source::run's sink).
+template <class A>
+struct value_major_sink {
+    A* values;
+    index_t n, batch, first;
+    void feed(const A* __restrict x, index_t len, index_t s0) {
+        index_t row = (s0 - first) / n, j = (s0 - first) % n, i = 0;
+        A* __restrict v = values;
+        if (j != 0) { // the rest of a row begun by the run before
+            for (; i < len && j < n; ++i, ++j) v[j * batch + row] = x[i];
+            if (j < n) return;
+            ++row;
+        }
+        for (; i + n <= len; i += n, ++row) // whole rows
+            for (index_t k = 0; k < n; ++k) v[k * batch + row] = x[i + k];
+        for (index_t k = 0; i < len; ++i, ++k) v[k * batch + row] = x[i]; // the start of a row
+    }
+};
+
+/// The results of `groups` groups of lane_group rows of n <= lane_group values each, stored value-major
+/// (value_major_sink, `batch` rows apart): each row's values combined in order from the identity, a row per
+/// lane. That is the stream's fold of such a row: its lanes hold one value each (the identity combined with
+/// it), and combining a value with the identity first gives the same bits (a float sum is never -0 after
+/// the identity, a product keeps a NaN, min and max their value).
+template <class Op, class A>
+void fold_rows_across(const A* __restrict values, index_t n, index_t batch, index_t groups, typename Op::lane* __restrict out) {
+    using lane = typename Op::lane;
+    for (index_t g = 0; g < groups; ++g) {
+        lane* const l = out + g * lane_group;
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
+        const A* const x = values + g * lane_group;
+#if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loop
+        if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
+            typedef lane vec __attribute__((vector_size(64)));
+            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t j = 0; j < n; ++j)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        std::memcpy(&xv, x + j * batch + v * per_vec, sizeof(vec)); // A's bits are the lane's
+                        visit(v, xv);
+                    }
+            });
+            continue;
+        }
+#endif
+        for (index_t j = 0; j < n; ++j)
+            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[j * batch + p], 0));
+    }
+}
+
 /// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
 /// fold_vectors at each width (vectors of W lanes, min/max of floats as keys; below 16 bytes still faster than
 /// scalar combines, whose branches a min or max of random values mispredicts).
@@ -1388,9 +1444,9 @@ void halve_lanes(typename Op::lane* l) {
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
 /// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
-/// combined as a tree instead, in vectors.
-template <class Op, class A, index_t Rows>
-void end_rows_of_one_block(const A* __restrict x, index_t n, typename Op::lane* __restrict out) {
+/// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows.
+template <class Op, class A, index_t Rows, class Store>
+void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
     using lane = typename Op::lane;
     alignas(64) lane held[Rows][lane_group];
     for (index_t h = 0; h < Rows; ++h) {
@@ -1429,15 +1485,24 @@ void end_rows_of_one_block(const A* __restrict x, index_t n, typename Op::lane* 
         for (index_t h = 0; h < Rows; ++h) {
             lane* const l = held[h];
 #if !defined(__CUDACC__) // as above
-            if constexpr (folds_batches_v<Op, A>) {
-                halve_lanes<Op, A, lane_group / 2>(l);
+            if constexpr (folds_batches_v<Op, A>) { // from the fewest lanes that hold the stream's values
+                if (n > 16)
+                    halve_lanes<Op, A, 16>(l);
+                else if (n > 8)
+                    halve_lanes<Op, A, 8>(l);
+                else if (n > 4)
+                    halve_lanes<Op, A, 4>(l);
+                else if (n > 2)
+                    halve_lanes<Op, A, 2>(l);
+                else if (n > 1)
+                    halve_lanes<Op, A, 1>(l);
             } else
 #endif
             {
                 for (index_t w = lane_group / 2; w >= 1; w /= 2)
                     for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
             }
-            out[h] = l[0];
+            if (h < kept) store(h, l[0]);
         }
     } else {
         const index_t used = std::min(n, lane_group);
@@ -1445,7 +1510,7 @@ void end_rows_of_one_block(const A* __restrict x, index_t n, typename Op::lane* 
         for (index_t h = 0; h < Rows; ++h) v[h] = held[h][0];
         for (index_t p = 1; p < used; ++p)
             for (index_t h = 0; h < Rows; ++h) v[h] = Op::combine(v[h], held[h][p]);
-        for (index_t h = 0; h < Rows; ++h) out[h] = v[h];
+        for (index_t h = 0; h < kept; ++h) store(h, v[h]);
     }
 }
 
@@ -1523,6 +1588,25 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             views);
         constexpr index_t row_batch = 8;
         T* const o = out.data();
+        if (stream <= lane_group) {
+            // At most one value per lane: a row's result is its values combined in order from the identity. The
+            // values of a batch of rows are stored value-major (value j of every row together), and the rows
+            // are folded side by side, a row per lane (fold_rows_across).
+            run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+                const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
+                const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
+                const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
+                value_major_sink<A> sink{values.get(), stream, batch, 0};
+                for (index_t t = first; t < last; t += batch) {
+                    const index_t n = std::min(batch, last - t);
+                    sink.first = t * stream;
+                    rows_source.run({}, t * stream, (t + n) * stream, sink);
+                    fold_rows_across<Op, A>(values.get(), stream, batch, (n + lane_group - 1) / lane_group, results.get());
+                    for (index_t h = 0; h < n; ++h) o[row_bases(t + h).second] = reduce_result<K, A, T>(results[h], reduced_count);
+                }
+            });
+            return out;
+        }
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
             // lane_group values more than the batch's: end_rows_of_one_block reads a row's last values as whole
@@ -1534,10 +1618,11 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
                 sink.first = t * stream;
                 rows_source.run({}, t * stream, (t + n) * stream, sink);
                 for (index_t g = 0; g < n; g += row_batch) { // a last group of fewer rows: the values after them ignored
-                    lane ends[row_batch];
-                    end_rows_of_one_block<Op, A, row_batch>(values.get() + g * stream, stream, ends);
-                    for (index_t h = 0; h < std::min(row_batch, n - g); ++h)
-                        o[row_bases(t + g + h).second] = reduce_result<K, A, T>(ends[h], reduced_count);
+                    end_rows_of_one_block<Op, A, row_batch>(values.get() + g * stream, stream, std::min(row_batch, n - g),
+                                                            [&](index_t h, const lane& v) {
+                                                                o[row_bases(t + g + h).second] =
+                                                                    reduce_result<K, A, T>(v, reduced_count);
+                                                            });
                 }
             }
         });
