@@ -27,6 +27,7 @@ bool for_each_group(action a, index_t n) {
     if (a != action::register_benchmarks) {
         ok = shapes(a, n) && ok;
         ok = reductions(a, n) && ok;
+        ok = short_rows(a, n) && ok;
     }
     return ok;
 }
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
     if (std::find(chosen.begin(), chosen.end(), index_t{16777216}) != chosen.end()) {
         shapes(action::register_benchmarks, 0);
         reductions(action::register_benchmarks, 0);
+        short_rows(action::register_benchmarks, 0);
     }
 
     benchmark::RunSpecifiedBenchmarks();

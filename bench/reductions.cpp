@@ -242,7 +242,68 @@ struct r6 {
     };
 };
 
+// S1 and S2: reductions along short rows (not issue 18's rows: marks of their own, report.py), where the work
+// per row, not the bytes, sets the speed.
+// S1: row sums of 16 floats each.
+struct s1 {
+    static constexpr const char* id = "S1";
+    static constexpr const char* text = "sum(f32, axis 1), [1048576, 16]";
+    using result = float;
+    static constexpr double eigen_tolerance = 0x1p-20; // Eigen adds in another order
+    struct data {
+        index_t rows, n = 16;
+        row_major<float, 2> x;
+        row_major<float, 1> out;
+        explicit data(bool small) : rows(small ? 1001 : 1048576), x(rows, n), out(rows) { fill_all(x, 131); }
+        auto expression() const { return mixt::sum(x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < rows; ++i) {
+                const float* r = x.data() + i * n;
+                float s = 0;
+                for (index_t j = 0; j < n; ++j) s += r[j];
+                out(i) = s;
+            }
+        }
+        void eigen_cast() { out = x.sum(a1{1}); }
+        void traffic() { out(0) = static_cast<float>(read_bytes(x.data(), static_cast<std::size_t>(x.size()) * 4)); }
+        std::int64_t bytes() const { return x.size() * 4 + rows * 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return rows; }
+    };
+};
+
+// S2: the row maxima of softmax's first step over 64 classes, in f16 (compared in f32 by the hand loop and Eigen).
+struct s2 {
+    static constexpr const char* id = "S2";
+    static constexpr const char* text = "max(f16 logits, axis 1), [262144, 64]";
+    using result = f16;
+    struct data {
+        index_t rows, n = 64;
+        row_major<f16, 2> x;
+        row_major<f16, 1> out;
+        explicit data(bool small) : rows(small ? 1001 : 262144), x(rows, n), out(rows) { fill_all(x, 141); }
+        auto expression() const { return mixt::max(x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < rows; ++i) {
+                const f16* r = x.data() + i * n;
+                float m = -std::numeric_limits<float>::infinity();
+                for (index_t j = 0; j < n; ++j) m = std::max(m, static_cast<float>(r[j]));
+                out(i) = f16(m);
+            }
+        }
+        void eigen_cast() { out = x.cast<float>().maximum(a1{1}).cast<f16>(); }
+        void traffic() { out(0) = f16(static_cast<float>(read_bytes(x.data(), static_cast<std::size_t>(x.size()) * 2) & 1)); }
+        std::int64_t bytes() const { return x.size() * 2 + rows * 2; }
+        const f16* result_data() const { return out.data(); }
+        index_t elements() const { return rows; }
+    };
+};
+
 } // namespace
+
+bool short_rows(action a, index_t n) {
+    return rows_action<sized<s1, 16777216>, sized<s2, 16777216>>(a, n != 0);
+}
 
 bool reductions(action a, index_t n) {
     return rows_action<sized<r1, 16777216>, sized<r2, 1080 * 1920 * 3>, sized<r3, 4096 * 4096>, sized<r4, 4096 * 4096>,

@@ -1366,47 +1366,108 @@ struct copy_sink {
     void feed(const A* x, index_t n, index_t s0) { std::copy_n(x, n, values + (s0 - first)); }
 };
 
-/// A stream's values of a batch of rows of `n` values each, stored value-major: stream element first + s (row
-/// s / n of the batch, value s % n) at values[(s % n) * batch + s / n] (reduce_source::run's sink).
-template <class A>
-struct value_major_sink {
-    A* values;
-    index_t n, batch, first;
-    void feed(const A* __restrict x, index_t len, index_t s0) {
-        index_t row = (s0 - first) / n, j = (s0 - first) % n, i = 0;
-        A* __restrict v = values;
-        if (j != 0) { // the rest of a row begun by the run before
-            for (; i < len && j < n; ++i, ++j) v[j * batch + row] = x[i];
-            if (j < n) return;
-            ++row;
-        }
-        for (; i + n <= len; i += n, ++row) // whole rows
-            for (index_t k = 0; k < n; ++k) v[k * batch + row] = x[i + k];
-        for (index_t k = 0; i < len; ++i, ++k) v[k * batch + row] = x[i]; // the start of a row
-    }
-};
-
-/// The results of `groups` groups of lane_group rows of n <= lane_group values each, stored value-major
-/// (value_major_sink, `batch` rows apart): each row's values combined in order from the identity, a row per
-/// lane. That is the stream's fold of such a row: its lanes hold one value each (the identity combined with
-/// it), and combining a value with the identity first gives the same bits (a float sum is never -0 after
-/// the identity, a product keeps a NaN, min and max their value).
+/// Whether fold_rows_across turns rows into columns in registers (AVX-512, lanes of 4 bytes that fold_vectors
+/// takes), and so takes rows of any length up to a block; otherwise rows of at most lane_group values.
 template <class Op, class A>
-void fold_rows_across(const A* __restrict values, index_t n, index_t batch, index_t groups, typename Op::lane* __restrict out) {
+inline constexpr bool transposes_rows_v =
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    folds_batches_v<Op, A> && sizeof(typename Op::lane) == 4;
+#else
+    false;
+#endif
+
+/// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
+/// unless transposes_rows_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
+/// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order
+/// (stream_fold::end_block), the lanes no value reached left out (combining a lane that started at the
+/// identity with the identity gives the same bits: a float sum is never -0 then, a product keeps its NaN,
+/// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows at a time turned
+/// into columns in registers (simd::wide::rows_as_columns) where transposes_rows_v; else, for rows of at most
+/// lane_group values (one value per lane: the lanes' end is the values combined in order from the identity),
+/// each value of 32 rows at once, by a gather with AVX-512 and 8-byte lanes, or one by one.
+template <class Op, class A>
+void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
+    const index_t used = std::min(n, lane_group);
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (transposes_rows_v<Op, A>) {
+        typedef lane vec __attribute__((vector_size(64)));
+        constexpr index_t rows_per = 16;
+        if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
+            for (index_t g = 0; g < groups; ++g) {
+                lane* const l = out + g * lane_group;
+                std::fill_n(l, lane_group, Op::identity());
+                fold_vectors<Op, A, lane_group / rows_per>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                    for (index_t v = 0; v < lane_group / rows_per; ++v)
+                        for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+                            const int cols = static_cast<int>(std::min(rows_per, n - c0));
+                            __m512i columns[rows_per];
+                            simd::wide::rows_as_columns(x + (g * lane_group + v * rows_per) * n + c0, n, cols, columns);
+                            for (int j = 0; j < cols; ++j) {
+                                vec xv;
+                                std::memcpy(&xv, &columns[j], sizeof(vec)); // A's bits are the lane's
+                                visit(v, xv);
+                            }
+                        }
+                });
+            }
+            return;
+        }
+        alignas(64) lane lanes[lane_group * rows_per]; // lane p of row r at lanes[p * 16 + r]
+        for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
+            const A* const xq = x + q * rows_per * n;
+            std::fill_n(lanes, lane_group * rows_per, Op::identity());
+            fold_vectors<Op, A, lane_group>(lanes, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+                    const int cols = static_cast<int>(std::min(rows_per, n - c0));
+                    __m512i columns[rows_per];
+                    simd::wide::rows_as_columns(xq + c0, n, cols, columns);
+                    for (int j = 0; j < cols; ++j) {
+                        vec xv;
+                        std::memcpy(&xv, &columns[j], sizeof(vec)); // A's bits are the lane's
+                        visit((c0 + j) % lane_group, xv);
+                    }
+                }
+            });
+            lane* const r = out + q * rows_per;
+            std::copy_n(lanes, rows_per, r);
+            fold_vectors<Op, A, 1>(r, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t p = 1; p < used; ++p) {
+                    vec lv;
+                    std::memcpy(&lv, lanes + p * rows_per, sizeof(vec));
+                    visit(0, lv);
+                }
+            });
+        }
+        return;
+    }
+#endif
+    eigen_assert(n <= lane_group);
+    (void)used;
     for (index_t g = 0; g < groups; ++g) {
         lane* const l = out + g * lane_group;
         for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
-        const A* const x = values + g * lane_group;
+        const A* const xg = x + g * lane_group * n;
 #if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loop
         if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
             typedef lane vec __attribute__((vector_size(64)));
             constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+#if MIXT_SIMD_AVX512
+            const __m512i offsets = simd::wide::gather_offsets<A>(static_cast<std::int32_t>(n));
+#endif
             fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                 for (index_t j = 0; j < n; ++j)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
-                        std::memcpy(&xv, x + j * batch + v * per_vec, sizeof(vec)); // A's bits are the lane's
+                        const A* const column = xg + v * per_vec * n + j;
+#if MIXT_SIMD_AVX512
+                        const __m512i gathered = simd::wide::gather_lanes(column, offsets);
+                        std::memcpy(&xv, &gathered, sizeof(vec)); // A's bits are the lane's
+#else
+                        alignas(64) A t[per_vec];
+                        for (index_t k = 0; k < per_vec; ++k) t[k] = column[k * n];
+                        std::memcpy(&xv, t, sizeof(vec));
+#endif
                         visit(v, xv);
                     }
             });
@@ -1414,7 +1475,7 @@ void fold_rows_across(const A* __restrict values, index_t n, index_t batch, inde
         }
 #endif
         for (index_t j = 0; j < n; ++j)
-            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(x[j * batch + p], 0));
+            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xg[p * n + j], 0));
     }
 }
 
@@ -1588,20 +1649,27 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             views);
         constexpr index_t row_batch = 8;
         T* const o = out.data();
-        if (stream <= lane_group) {
-            // At most one value per lane: a row's result is its values combined in order from the identity. The
-            // values of a batch of rows are stored value-major (value j of every row together), and the rows
-            // are folded side by side, a row per lane (fold_rows_across).
+        if (stream <= lane_group || transposes_rows_v<Op, A>) {
+            // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
+            // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
+            const A* direct = nullptr;
+            if constexpr (std::is_same_v<Kern, leaf_kernel<A>>)
+                if (plan.rows_box.flat(1)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
                 const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
-                value_major_sink<A> sink{values.get(), stream, batch, 0};
+                copy_sink<A> sink{values.get(), 0};
                 for (index_t t = first; t < last; t += batch) {
                     const index_t n = std::min(batch, last - t);
-                    sink.first = t * stream;
-                    rows_source.run({}, t * stream, (t + n) * stream, sink);
-                    fold_rows_across<Op, A>(values.get(), stream, batch, (n + lane_group - 1) / lane_group, results.get());
+                    const A* from = values.get();
+                    if (direct && n == batch) { // whole groups of rows, all inside the array
+                        from = direct + t * stream;
+                    } else {
+                        sink.first = t * stream;
+                        rows_source.run({}, t * stream, (t + n) * stream, sink);
+                    }
+                    fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     for (index_t h = 0; h < n; ++h) o[row_bases(t + h).second] = reduce_result<K, A, T>(results[h], reduced_count);
                 }
             });

@@ -664,6 +664,60 @@ extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, st
     return found;
 }
 
+/// The offsets of gather_lanes for elements `stride` apart: k * stride for lane k.
+template <class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+inline __m512i gather_offsets(std::int32_t stride) noexcept {
+    const __m512i k = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_mullo_epi32(k, _mm512_set1_epi32(stride));
+}
+
+/// 64 bytes of 4- or 8-byte elements (16 or 8), element k at p + offsets[k] (gather_offsets), their bits as they
+/// are: a column of rows in one load (reductions along short rows).
+template <class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+inline __m512i gather_lanes(const T* p, __m512i offsets) noexcept {
+    if constexpr (sizeof(T) == 4)
+        return _mm512_i32gather_epi32(offsets, p, 4);
+    else
+        return _mm512_i32gather_epi64(_mm512_castsi512_si256(offsets), p, 8);
+}
+
+/// Sixteen rows of `count` (at most 16) 4-byte elements, row i at p + i * stride, as columns: lane i of
+/// columns[j] is p[i * stride + j] for j < count (the lanes of the other columns are zero). Each row is one masked
+/// load (nothing past its count is read), then a 16 x 16 transpose in registers: 32-bit, then 64-bit unpacks
+/// within 128-bit blocks, then two rounds of block shuffles.
+template <class T>
+    requires(sizeof(T) == 4)
+inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
+    if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
+        columns[0] = _mm512_loadu_si512(p);
+        return;
+    }
+    const auto m = static_cast<__mmask16>((1u << count) - 1u);
+    __m512i r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_maskz_loadu_epi32(m, p + i * stride);
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    // r[4g + k], block b: column 4b + k of rows 4g to 4g + 3.
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        const __m512i v0 = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x44), v1 = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xEE);
+        const __m512i w0 = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0x44), w1 = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0xEE);
+        columns[k] = _mm512_shuffle_i32x4(v0, w0, 0x88);
+        columns[4 + k] = _mm512_shuffle_i32x4(v0, w0, 0xDD);
+        columns[8 + k] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+        columns[12 + k] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
+    }
+}
+
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
 #pragma GCC diagnostic pop
 #undef MIXT_WIDE_DIAGNOSTICS_PUSHED
