@@ -47,7 +47,7 @@ MODES = {
 }
 VARIANTS = ["mixt", "hand_loop", "eigen_cast", "eigen_unfused", "mixt_threads", "traffic"]
 SIZE_LABELS = {4096: "L1", 262144: "L2/L3", 16777216: "DRAM"}
-NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>[EBR]\d+)/)?(?P<n>\d+)(?:/real_time)?$")
+NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>[EBRS]\d+)/)?(?P<n>\d+)(?:/real_time)?$")
 
 
 def say(text=""):
@@ -194,6 +194,9 @@ def read_results(json_path):
     medians = {}  # the same from Google Benchmark's _median aggregates (a run with --benchmark_repetitions)
     for row in data.get("benchmarks", []):
         m = NAME.match(row.get("run_name", ""))
+        if not m and row.get("run_name", "").startswith("BM_"):
+            # A row of the suite this script does not know (a new id prefix): say so rather than leave it out.
+            sys.exit("report: %s is not a name the report knows (NAME in bench/report.py)" % row["run_name"])
         if not m or "bytes_per_second" not in row or row.get("error_occurred"):
             continue
         key = (m.group("variant"), m.group("id"), int(m.group("n")))
@@ -215,10 +218,11 @@ def median(values):
 
 def expressions(context, gbps, prefix="E"):
     """[(id, text, result dtype)] of the rows whose id starts with prefix (E: E1-E12 at every size; B: the shape
-    rows and R: the reductions, at their own sizes), in number order, from the program's context."""
+    rows, R: the reductions and S: the reductions along short rows, at their own sizes), in number order, from the
+    program's context."""
     found = {}
     for key, value in context.items():
-        if re.fullmatch(r"mixt_[EBR]\d+", key):
+        if re.fullmatch(r"mixt_[EBRS]\d+", key):
             text, _, rest = value.partition(" -> ")
             found[key[len("mixt_"):]] = (text, rest.split(" ")[0])
     ids = sorted({i for (_, i, _) in gbps if i and i.startswith(prefix)}, key=lambda i: int(i[1:]))
