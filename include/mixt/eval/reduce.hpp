@@ -1498,8 +1498,8 @@ void halve_lanes(typename Op::lane* l) {
 
 /// The results of Rows streams of one column, each at most one block of `n` values, row h's at x + h * n, as
 /// stream_fold makes them: value j goes into lane j % lane_group, in order, from the identity (the stream's
-/// lanes); the last values, fewer than the lanes, are read as whole lanes (x is followed by lane_group more
-/// values, ignored) with the identity in the lanes they do not reach. The block's end is lane 0 combined with
+/// lanes); the last values, fewer than the lanes, make a whole row of lanes with the identity in the lanes
+/// they do not reach. The block's end is lane 0 combined with
 /// lanes 1, 2, ... in that order (stream_fold::end_block), a chain of dependent combines as long as the lanes:
 /// the rows' chains run side by side here. Lanes from n on, which a stream shorter than the lanes never
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
@@ -1677,8 +1677,7 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
         }
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
-            // lane_group values more than the batch's: end_rows_of_one_block reads a row's last values as whole
-            // lanes. Not a vector: A may be bool.
+            // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
             const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
             copy_sink<A> sink{values.get(), 0};
             for (index_t t = first; t < last; t += batch) {
