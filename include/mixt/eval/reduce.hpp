@@ -1272,38 +1272,11 @@ auto make_reduce_plan(const Red& r, const C& c) {
     for (int k = first_column; k < n_axes; ++k) columns *= S[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
     plan.columns = columns;
 
-    // The box of one output row: the reduced axes, then the columns; operand 0 is the stream (contiguous).
+    // The space of `axes` (in that order, innermost last) with operand 0 contiguous over it (a stream) and the
+    // leaves' strides, right-aligned in a shape of R (leading dimensions of size 1 are dropped by make_space).
     constexpr std::size_t M = L + 1;
-    shape_t<R> box_dims{};
-    box_dims.fill(1);
-    std::array<shape_t<R>, M> box_strides{};
-    {
-        std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> box_axes{};
-        int nb = 0;
-        for (int k = 0; k < first_column; ++k)
-            if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
-                box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
-        for (int k = first_column; k < n_axes; ++k) box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
-        // Right-aligned in a shape of R (leading dimensions of size 1 are dropped by make_space).
-        index_t step = 1;
-        for (int b = nb - 1; b >= 0; --b) {
-            const auto at = static_cast<std::size_t>(R - nb + b);
-            const auto d = static_cast<std::size_t>(box_axes[static_cast<std::size_t>(b)]);
-            box_dims[at] = S[d];
-            box_strides[0][at] = step;
-            step *= S[d];
-            for (std::size_t k = 0; k < L; ++k) box_strides[k + 1][at] = plan.leaf_strides[k][d];
-        }
-    }
-    plan.box = make_space<R, M>(box_dims, box_strides, true);
-    plan.stream = plan.reduced_count * columns;
-    if (columns == 1) { // the kept axes (the output rows, outermost first), then the reduced ones
-        std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> axes{};
-        int na = 0;
-        for (const bool kept : {true, false})
-            for (int k = 0; k < n_axes; ++k)
-                if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] != kept)
-                    axes[static_cast<std::size_t>(na++)] = order[static_cast<std::size_t>(k)];
+    using axis_list = std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)>;
+    const auto space_of = [&](const axis_list& axes, int na) {
         shape_t<R> dims{};
         dims.fill(1);
         std::array<shape_t<R>, M> strides{};
@@ -1316,7 +1289,27 @@ auto make_reduce_plan(const Red& r, const C& c) {
             step *= S[d];
             for (std::size_t k = 0; k < L; ++k) strides[k + 1][at] = plan.leaf_strides[k][d];
         }
-        plan.rows_box = make_space<R, M>(dims, strides, true);
+        return make_space<R, M>(dims, strides, true);
+    };
+    // The box of one output row: the reduced axes, then the columns.
+    {
+        axis_list box_axes{};
+        int nb = 0;
+        for (int k = 0; k < first_column; ++k)
+            if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
+                box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
+        for (int k = first_column; k < n_axes; ++k) box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
+        plan.box = space_of(box_axes, nb);
+    }
+    plan.stream = plan.reduced_count * columns;
+    if (columns == 1) { // the kept axes (the output rows, outermost first), then the reduced ones
+        axis_list axes{};
+        int na = 0;
+        for (const bool kept : {true, false})
+            for (int k = 0; k < n_axes; ++k)
+                if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] != kept)
+                    axes[static_cast<std::size_t>(na++)] = order[static_cast<std::size_t>(k)];
+        plan.rows_box = space_of(axes, na);
     }
 
     // The output rows: the kept axes outside the columns.
