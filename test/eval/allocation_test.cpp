@@ -256,4 +256,33 @@ TEST(allocation, reductions_allocate_nothing_the_size_of_their_input) {
     }
 }
 
+// assign of a reduction into a destination of its dtype writes the result there: no tensor for it (Eigen
+// allocates nothing), only the per-task state. Rows of 4096 values, and rows of 3 (the short rows' path).
+TEST(allocation, assign_of_a_reduction_allocates_no_result) {
+    Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> w(512, 4096);
+    Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s(512, 1);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(1, 4096);
+    w.setConstant(3);
+    s.setConstant(Eigen::half(0.5f));
+    x.setConstant(0.25f);
+    Eigen::Tensor<float, 1, Eigen::RowMajor> gemv(512);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> points(100000, 3);
+    points.setConstant(2.f);
+    Eigen::Tensor<float, 1, Eigen::RowMajor> norms(100000);
+    {
+        counting c;
+        mixt::assign(gemv, mixt::sum(mixt::lazy(w) * s * x, 1));
+        EXPECT_EQ(c.eigen_mallocs(), 0);
+        EXPECT_LT(c.largest_new(), static_cast<std::size_t>(w.size()) / 8) << c.largest_new();
+    }
+    EXPECT_EQ(gemv(7), 4096 * 3 * 0.5f * 0.25f);
+    {
+        counting c;
+        mixt::assign(norms, mixt::sum(mixt::lazy(points) * points, 1));
+        EXPECT_EQ(c.eigen_mallocs(), 0);
+        EXPECT_LT(c.largest_new(), static_cast<std::size_t>(norms.size()) * sizeof(float) / 4) << c.largest_new();
+    }
+    EXPECT_EQ(norms(99999), 12.f);
+}
+
 } // namespace

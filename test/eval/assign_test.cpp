@@ -5,10 +5,12 @@
 
 #include <mixt/eval/assign.hpp>
 #include <mixt/expr/operators.hpp>
+#include <mixt/expr/reduce.hpp>
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -89,6 +91,89 @@ TEST(assign, destination_that_is_also_an_operand) {
     Eigen::TensorMap<Eigen::Tensor<float, 2>> view(a.data(), 5, 7);
     mixt::assign(view, -mixt::lazy(view));
     EXPECT_EQ(a(0, 0), -8.0f);
+}
+
+// assign(dst, reduction) writes the result straight into dst where dst is contiguous memory of the result's
+// dtype and overlaps no operand, and through a tensor of its own otherwise (a strided view, a wider dtype, a
+// destination inside the operand): the values eval gives, bit for bit, on either path, and no write before
+// every check has passed.
+template <class T, class U>
+bool same_bits(const T& a, const U& b, Eigen::Index n) {
+    return std::memcmp(a.data(), b.data(), static_cast<std::size_t>(n) * sizeof(*a.data())) == 0;
+}
+
+TEST(assign, a_reduction_into_each_kind_of_destination) {
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(37, 5);
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>((i * 7919) % 211) * 0.37f - 31.f;
+    const auto sum_rows = [&] { return mixt::sum(mixt::lazy(x) * 3, 1); };
+    const Eigen::Tensor<float, 1, Eigen::RowMajor> want = mixt::eval(sum_rows());
+
+    Eigen::Tensor<float, 1, Eigen::RowMajor> t(37);
+    t.setConstant(-1.f);
+    mixt::assign(t, sum_rows());
+    EXPECT_TRUE(same_bits(t, want, 37));
+
+    std::vector<float> memory(40, -1.f);
+    Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> m(memory.data() + 1, 37);
+    mixt::assign(m, sum_rows());
+    EXPECT_TRUE(same_bits(m, want, 37));
+    EXPECT_EQ(memory[0], -1.f);
+    EXPECT_EQ(memory[38], -1.f);
+
+    Eigen::Tensor<float, 2, Eigen::RowMajor> rows(3, 37); // a row: contiguous
+    rows.setConstant(-1.f);
+    mixt::assign(rows.chip(1, 0), sum_rows());
+    for (Eigen::Index j = 0; j < 37; ++j) {
+        EXPECT_EQ(rows(1, j), want(j));
+        EXPECT_EQ(rows(0, j), -1.f);
+        EXPECT_EQ(rows(2, j), -1.f);
+    }
+    Eigen::Tensor<float, 2, Eigen::RowMajor> columns(37, 3); // a column: strided
+    columns.setConstant(-1.f);
+    mixt::assign(columns.chip(2, 1), sum_rows());
+    for (Eigen::Index j = 0; j < 37; ++j) {
+        EXPECT_EQ(columns(j, 2), want(j));
+        EXPECT_EQ(columns(j, 0), -1.f);
+    }
+    Eigen::ArrayXf dense(37);
+    mixt::assign(dense, sum_rows());
+    EXPECT_TRUE(same_bits(dense, want, 37));
+    Eigen::Tensor<double, 1, Eigen::RowMajor> wider(37);
+    mixt::assign(wider, sum_rows());
+    for (Eigen::Index j = 0; j < 37; ++j) EXPECT_EQ(wider(j), static_cast<double>(want(j)));
+    Eigen::Tensor<float, 2, Eigen::RowMajor> kept(37, 1);
+    mixt::assign(kept, mixt::sum(mixt::lazy(x) * 3, 1, mixt::keepdims));
+    EXPECT_TRUE(same_bits(kept, want, 37));
+    Eigen::Tensor<float, 0, Eigen::RowMajor> all;
+    mixt::assign(all, mixt::max(x));
+    EXPECT_EQ(all(), mixt::eval(mixt::max(x))());
+
+    // The destination is a column of the operand: the result as if the operand were read whole first.
+    Eigen::Tensor<float, 2> y(6, 4); // column-major: chip(0, 1) is contiguous and inside y
+    for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = static_cast<float>(i % 5) + 0.25f;
+    const Eigen::Tensor<float, 1> y_sums = mixt::eval(mixt::sum(y, 1));
+    mixt::assign(y.chip(0, 1), mixt::sum(y, 1));
+    for (Eigen::Index i = 0; i < 6; ++i) EXPECT_EQ(y(i, 0), y_sums(i));
+
+    // The destination is the last quarter of the operand: rows the reduction has not read yet.
+    constexpr Eigen::Index N = 8192;
+    Eigen::Tensor<float, 2, Eigen::RowMajor> z(N, 4);
+    for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = static_cast<float>(i % 13);
+    const Eigen::Tensor<float, 1, Eigen::RowMajor> z_sums = mixt::eval(mixt::sum(z, 1));
+    Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> last_quarter(z.data() + 3 * N, N);
+    mixt::assign(last_quarter, mixt::sum(z, 1));
+    EXPECT_TRUE(same_bits(last_quarter, z_sums, N));
+
+    // A destination of another shape: the error, and nothing written.
+    Eigen::Tensor<float, 1, Eigen::RowMajor> wrong(36);
+    wrong.setConstant(7.f);
+    EXPECT_THROW(mixt::assign(wrong, sum_rows()), mixt::shape_error);
+    for (Eigen::Index j = 0; j < 36; ++j) EXPECT_EQ(wrong(j), 7.f);
+    Eigen::Tensor<float, 1, Eigen::RowMajor> some(5);
+    some.setConstant(7.f);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> none(0, 5);
+    EXPECT_THROW(mixt::assign(some, mixt::max(none, 0)), mixt::shape_error); // max of nothing
+    for (Eigen::Index j = 0; j < 5; ++j) EXPECT_EQ(some(j), 7.f);
 }
 
 TEST(assign, rank_zero_and_empty) {

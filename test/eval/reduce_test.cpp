@@ -298,6 +298,23 @@ TEST(reduce_eval, empty_reductions) {
     for (int j = 0; j < 4; ++j) EXPECT_EQ(dst(j), 7.f);
 }
 
+// Where mixt's accumulator or truth value departs from JAX's on purpose (README, "Reductions"): the exact
+// mean of ints, f32 accumulation for an explicit f16 dtype, either part of a complex value for any/all.
+TEST(reduce_eval, accumulators_that_depart_from_jax) {
+    Eigen::Tensor<std::int32_t, 1> big(2);
+    big.setValues({16777217, 1});
+    EXPECT_EQ(mixt::eval(mixt::mean(big))(), 8388609.f); // JAX, adding in f32: 8388608
+    Eigen::Tensor<Eigen::half, 1> h(3);
+    h.setValues({Eigen::half(2048.f), Eigen::half(1.f), Eigen::half(1.f)});
+    EXPECT_EQ(static_cast<float>(mixt::eval(mixt::sum<Eigen::half>(h))()), 2050.f); // JAX, adding in f16: 2048
+    Eigen::Tensor<std::complex<float>, 1> c(2);
+    c.setValues({{0.f, 1.f}, {0.f, 0.f}});
+    EXPECT_TRUE(mixt::eval(mixt::any(c))()); // JAX, the real part only: false
+    EXPECT_FALSE(mixt::eval(mixt::all(c))());
+    c(1) = {2.f, 0.f};
+    EXPECT_TRUE(mixt::eval(mixt::all(c))()); // JAX: false
+}
+
 TEST(reduce_eval, reductions_feed_elementwise_work) {
     Eigen::Tensor<float, 2, Eigen::RowMajor> x(4, 6);
     fill(x, 8, -5, 5);

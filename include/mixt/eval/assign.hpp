@@ -193,6 +193,53 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
     for_each_leaf(e, check_leaf);
 }
 
+// Calls f(eigen_operand) for every leaf of e, the leaves inside its reductions included.
+template <class E, class F>
+void for_each_operand(const E&, F&) {} // a literal or a scalar: no memory
+template <class P, class X, class F>
+void for_each_operand(const leaf<P, X>& l, F& f) {
+    f(l.x);
+}
+template <class Op, class... Cs, class F>
+void for_each_operand(const node<Op, Cs...>& n, F& f) {
+    std::apply([&](const auto&... c) { (for_each_operand(c, f), ...); }, n.children);
+}
+template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class F>
+void for_each_operand(const reduction<K, C, N, Keep, Given>& r, F& f) {
+    for_each_operand(r.child, f);
+}
+
+/// `assign(dst, r)` for a reduction r whose dtype is dst's, written straight into dst where its elements are
+/// contiguous in r's layout and overlap no operand of r (none that lies in memory mixt cannot see either: an
+/// Eigen expression leaf). Returns false, having done nothing, otherwise: the caller then reduces into a
+/// tensor of its own and assigns that. Every check (the shapes included) comes before the first write.
+template <class Dst, class Red, class Device>
+bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
+    constexpr int R = Red::rank;
+    const auto v = destination_view(dst);
+    const auto contiguous = contiguous_strides<R>(v.dims, Red::layout == static_cast<int>(Eigen::RowMajor));
+    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
+        if (v.dims[d] > 1 && v.strides[d] != contiguous[d]) return false;
+    const auto [dst_first, dst_last] = byte_extent(v);
+    bool apart = true;
+    auto check = [&](const auto& x) {
+        const auto o = operand_view_for_overlap(x);
+        if constexpr (std::is_same_v<decltype(o), const int>) {
+            apart = false;
+        } else {
+            const auto [first, last] = byte_extent(o);
+            apart = apart && (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last);
+        }
+    };
+    for_each_operand(r, check);
+    if (!apart) return false;
+    reduce_into(r, device, [&](const shape_t<R>& shape) {
+        if (shape != v.dims) throw_destination_shape("assign", v.dims, shape);
+        return v.data;
+    });
+    return true;
+}
+
 #if defined(EIGEN_USE_THREADS)
 /// A pass on a ThreadPoolDevice: [0, n) in pieces of multiples of 64 elements (run_in_pieces, pool.hpp).
 /// `threads` > 1 (run_fused runs a one-thread pass itself).
@@ -415,7 +462,10 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             typename G::buffers buffers(device.stream());
             assign(static_cast<Dst&&>(dst), G::materialize(e, device, buffers), device);
         } else {
-            // The reductions first (each into a tensor of its own result's size), then the elementwise pass.
+            // A reduction of dst's dtype, straight into dst's memory where it can (reduce_into_destination);
+            // else the reductions first (each into a tensor of its own result's size), then the elementwise pass.
+            if constexpr (is_reduction<Ex>::value && detail::has_view_v<D> && std::is_same_v<DstScalar, value_t<Ex>>)
+                if (detail::reduce_into_destination(dst, e, device)) return;
             assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
         }
         return;

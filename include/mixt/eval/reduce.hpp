@@ -1070,6 +1070,8 @@ using reduction_tensor_t =
 
 template <class Red, class Device>
 reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device);
+template <class Red, class Device, class OutFor>
+void reduce_into(const Red& r, const Device& device, const OutFor& out_for);
 
 // --- materialize: reductions inside an expression evaluated first ------------------------------------------------
 
@@ -1183,6 +1185,12 @@ struct reduce_plan {
     index_t outputs = 1, reduced_count = 1, columns = 1, stream = 0, rows = 0;
     stream_shape shape{};
     index_t super = 0, supers = 0, per_row = 1;
+    /// Whether output row `row` starts at row * columns in the result (the kept axes in the result's order):
+    /// out_offset then needs no walk over the row's axes.
+    bool rows_in_order = false;
+
+    /// The offset of output row `row` in the result (row_bases(row).second).
+    index_t out_offset(index_t row) const { return rows_in_order ? row * columns : row_bases(row).second; }
 
     /// The offset of output row `row` in each array, and in the result.
     std::pair<std::array<index_t, L>, index_t> row_bases(index_t row) const {
@@ -1317,6 +1325,15 @@ auto make_reduce_plan(const Red& r, const C& c) {
         if (!reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
             plan.row_axes[static_cast<std::size_t>(plan.n_row_axes++)] = order[static_cast<std::size_t>(k)];
     plan.rows = plan.outputs / columns;
+    {
+        index_t step = columns;
+        plan.rows_in_order = true;
+        for (int a = plan.n_row_axes; a-- > 0;) {
+            const auto d = static_cast<std::size_t>(plan.row_axes[static_cast<std::size_t>(a)]);
+            plan.rows_in_order = plan.rows_in_order && plan.out_stride[d] == step;
+            step *= S[d];
+        }
+    }
 
     plan.shape = make_stream_shape(columns);
     index_t super = plan.shape.block;
@@ -1576,9 +1593,9 @@ template <class Op, class A>
 inline constexpr index_t short_row_stream = stream_fold<Op, A>::grouping_free ? 256 : 128;
 inline constexpr index_t short_rows_values = 4096;
 
-/// reduce_into_new for an operand without reductions inside.
-template <class Red, class C, class Device>
-reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& device) {
+/// reduce_into for an operand without reductions inside.
+template <class Red, class C, class Device, class OutFor>
+void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor& out_for) {
     constexpr int R = std::remove_cvref_t<C>::rank;
     constexpr reduce_kind K = Red::kind;
     using A = typename Red::accumulator_type;
@@ -1587,8 +1604,8 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     using lane = typename Op::lane;
 
     const auto plan = make_reduce_plan(r, c);
-    reduction_tensor_t<Red> out(to_dsizes<Red::rank>(plan.out_shape));
-    if (plan.outputs == 0) return out;
+    T* const o = out_for(plan.out_shape); // after the plan's checks: nothing is written before them
+    if (plan.outputs == 0) return;
     const index_t columns = plan.columns, stream = plan.stream, rows = plan.rows, super = plan.super,
                   supers = plan.supers, per_row = plan.per_row, reduced_count = plan.reduced_count;
     const stream_shape shape = plan.shape;
@@ -1621,9 +1638,8 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
         // Each row of the result one contiguous run of the array, and one task (a super-block) per row.
         if (columns == 1 && per_row == 1 && box.flat(1)) {
-            first_extremes_of_rows<Op>(std::get<0>(views).data, stream, rows, row_bases, out.data(), ahead_end,
-                                       device, threads);
-            return out;
+            first_extremes_of_rows<Op>(std::get<0>(views).data, stream, rows, row_bases, o, ahead_end, device, threads);
+            return;
         }
     }
 #endif
@@ -1641,7 +1657,6 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             },
             views);
         constexpr index_t row_batch = 8;
-        T* const o = out.data();
         if (stream <= lane_group || transposes_rows_v<Op, A>) {
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
@@ -1663,10 +1678,14 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
                     }
                     fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
-                    for (index_t h = 0; h < n; ++h) o[row_bases(t + h).second] = reduce_result<K, A, T>(results[h], reduced_count);
+                    if (plan.rows_in_order) // (a loop the compiler vectorizes)
+                        for (index_t h = 0; h < n; ++h) o[t + h] = reduce_result<K, A, T>(results[h], reduced_count);
+                    else
+                        for (index_t h = 0; h < n; ++h)
+                            o[row_bases(t + h).second] = reduce_result<K, A, T>(results[h], reduced_count);
                 }
             });
-            return out;
+            return;
         }
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
@@ -1680,13 +1699,13 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
                 for (index_t g = 0; g < n; g += row_batch) { // a last group of fewer rows: the values after them ignored
                     end_rows_of_one_block<Op, A, row_batch>(values.get() + g * stream, stream, std::min(row_batch, n - g),
                                                             [&](index_t h, const lane& v) {
-                                                                o[row_bases(t + g + h).second] =
+                                                                o[plan.out_offset(t + g + h)] =
                                                                     reduce_result<K, A, T>(v, reduced_count);
                                                             });
                 }
             }
         });
-        return out;
+        return;
     }
     }
 
@@ -1715,7 +1734,6 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
     const std::size_t depth = reduce_scratch<lane>::stack_depth(supers);
     std::vector<lane> entries(static_cast<std::size_t>(columns) * depth), final_value(static_cast<std::size_t>(columns));
     std::vector<int> levels(depth);
-    T* const o = out.data();
     for (index_t row = 0; row < rows; ++row) {
         const lane* v = partial.data() + static_cast<std::size_t>(row * per_row * columns); // one super-block: as is
         if (supers > 1) {
@@ -1725,23 +1743,36 @@ reduction_tensor_t<Red> reduce_operand(const Red& r, const C& c, const Device& d
             st.finish(final_value.data());
             v = final_value.data();
         }
-        const index_t out_off = row_bases(row).second;
+        const index_t out_off = plan.out_offset(row);
         for (index_t k = 0; k < columns; ++k) o[out_off + k] = reduce_result<K, A, T>(v[k], reduced_count);
     }
-    return out;
+    return;
+}
+
+/// Evaluates the reduction r on device into memory that out_for(shape) returns for the result's shape: the
+/// result's elements contiguous in its layout. out_for is called once, after every check that can throw
+/// (shapes, axes, an empty min or max) and before anything is written.
+template <class Red, class Device, class OutFor>
+void reduce_into(const Red& r, const Device& device, const OutFor& out_for) {
+    if constexpr (!fusable_v<typename Red::child_type>) {
+        const auto m = materialize_for_reduction(r.child, device);
+        reduce_operand(r, m, device, out_for);
+    } else if constexpr (has_reduction_v<typename Red::child_type>) {
+        const auto m = materialize(r.child, device);
+        reduce_operand(r, m, device, out_for);
+    } else {
+        reduce_operand(r, r.child, device, out_for);
+    }
 }
 
 template <class Red, class Device>
 reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device) {
-    if constexpr (!fusable_v<typename Red::child_type>) {
-        const auto m = materialize_for_reduction(r.child, device);
-        return reduce_operand(r, m, device);
-    } else if constexpr (has_reduction_v<typename Red::child_type>) {
-        const auto m = materialize(r.child, device);
-        return reduce_operand(r, m, device);
-    } else {
-        return reduce_operand(r, r.child, device);
-    }
+    reduction_tensor_t<Red> out;
+    reduce_into(r, device, [&](const shape_t<Red::rank>& shape) {
+        out.resize(to_dsizes<Red::rank>(shape));
+        return out.data();
+    });
+    return out;
 }
 
 } // namespace mixt::detail
