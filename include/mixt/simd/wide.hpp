@@ -683,16 +683,52 @@ inline __m512i gather_lanes(const T* p, __m512i offsets) noexcept {
         return _mm512_i32gather_epi64(_mm512_castsi512_si256(offsets), p, 8);
 }
 
+/// rows_as_columns of 16 rows of N (2-6) elements one after another: N plain loads, each column picked out of
+/// them by permutes (fewer operations than the transpose for so few columns).
+template <int N, class T>
+inline void short_rows_as_columns(const T* p, __m512i (&columns)[16]) noexcept {
+    __m512i r[N];
+    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + 16 * k);
+    const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(N));
+    for (int j = 0; j < N; ++j) {
+        const __m512i at = _mm512_add_epi32(step, _mm512_set1_epi32(j)); // lane i: element j + N * i
+        // Vectors 2k and 2k + 1 hold elements [32k, 32k + 32): a permute of the two takes the index mod 32.
+        __m512i c = _mm512_permutex2var_epi32(r[0], at, r[1]);
+        for (int k = 2; k < N; k += 2) {
+            const __mmask16 from = _mm512_cmpge_epi32_mask(at, _mm512_set1_epi32(16 * k));
+            __m512i picked;
+            if (k + 1 < N)
+                picked = _mm512_permutex2var_epi32(r[k], at, r[k + 1]);
+            else
+                picked = _mm512_permutexvar_epi32(at, r[k]);
+            c = _mm512_mask_blend_epi32(from, c, picked);
+        }
+        columns[j] = c;
+    }
+    for (int j = N; j < 16; ++j) columns[j] = _mm512_setzero_si512();
+}
+
 /// Sixteen rows of `count` (at most 16) 4-byte elements, row i at p + i * stride, as columns: lane i of
 /// columns[j] is p[i * stride + j] for j < count (the lanes of the other columns are zero). Each row is one masked
 /// load (nothing past its count is read), then a 16 x 16 transpose in registers: 32-bit, then 64-bit unpacks
-/// within 128-bit blocks, then two rounds of block shuffles.
+/// within 128-bit blocks, then two rounds of block shuffles. Rows of 2-6 elements one after another take
+/// short_rows_as_columns instead.
 template <class T>
     requires(sizeof(T) == 4)
 inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
     if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
         columns[0] = _mm512_loadu_si512(p);
         return;
+    }
+    if (stride == count && count <= 6) {
+        switch (count) {
+        case 2: return short_rows_as_columns<2>(p, columns);
+        case 3: return short_rows_as_columns<3>(p, columns);
+        case 4: return short_rows_as_columns<4>(p, columns);
+        case 5: return short_rows_as_columns<5>(p, columns);
+        default: return short_rows_as_columns<6>(p, columns);
+        }
     }
     const auto m = static_cast<__mmask16>((1u << count) - 1u);
     __m512i r[16], t[16];
