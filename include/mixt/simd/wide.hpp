@@ -706,11 +706,10 @@ inline void short_rows_as_columns(const T* p, __m512i (&columns)[16]) noexcept {
         }
         columns[j] = c;
     }
-    for (int j = N; j < 16; ++j) columns[j] = _mm512_setzero_si512();
 }
 
 /// Sixteen rows of `count` (at most 16) 4-byte elements, row i at p + i * stride, as columns: lane i of
-/// columns[j] is p[i * stride + j] for j < count (the lanes of the other columns are zero). Each row is one masked
+/// columns[j] is p[i * stride + j] for j < count (the other columns are left undefined). Each row is one masked
 /// load (nothing past its count is read), then a 16 x 16 transpose in registers: 32-bit, then 64-bit unpacks
 /// within 128-bit blocks, then two rounds of block shuffles. Rows of 2-6 elements one after another take
 /// short_rows_as_columns instead.
