@@ -220,7 +220,8 @@ bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
     const auto contiguous = contiguous_strides<R>(v.dims, Red::layout == static_cast<int>(Eigen::RowMajor));
     for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
         if (v.dims[d] > 1 && v.strides[d] != contiguous[d]) return false;
-    const auto [dst_first, dst_last] = byte_extent(v);
+    const auto dst_extent = byte_extent(v); // (not a structured binding: Clang 14 cannot capture one)
+    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
     bool apart = true;
     auto check = [&](const auto& x) {
         const auto o = operand_view_for_overlap(x);
