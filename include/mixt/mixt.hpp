@@ -21,7 +21,7 @@
 #include "mixt/expr/operators.hpp"
 #include "mixt/expr/reduce.hpp"
 
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/reduce.hpp"
 #include "mixt/eval/assign.hpp"

@@ -114,9 +114,9 @@ _mixt_expr_case(eval.eval_float_as_int
   "void f() { auto r = mixt::eval<std::int32_t>(mixt::lazy(t<float>) + 1); (void)r; }"
   "mixt: eval<T>: the expression's dtype does not promote implicitly to T.*mixt::eval<T>\\(mixt::cast<T>\\(e\\)\\)"
   "not_implicitly_evaluable<mixt::dtype_tag<mixt::dtype::float32>, mixt::dtype_tag<mixt::dtype::int32>, mixt::policy::jax")
-_mixt_expr_case(eval.assign_into_other_rank
-  "void f() { mixt::assign(t<float, 2>, mixt::lazy(t<float>) + 1); }"
-  "mixt: assign: the destination's rank differs from the expression's")
+_mixt_expr_case(eval.assign_into_lower_rank
+  "void f() { mixt::assign(t<float, 1>, mixt::lazy(t<float, 2>) + 1); }"
+  "mixt: assign: the expression's rank is higher than the destination's")
 _mixt_expr_case(eval.assign_into_other_layout
   "void f() { mixt::assign(t<float, 2, Eigen::RowMajor>, mixt::lazy(t<float, 2>) + 1); }"
   "mixt: assign: the destination's layout \\(row- or column-major\\) differs")

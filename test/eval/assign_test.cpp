@@ -106,7 +106,7 @@ TEST(assign, a_reduction_into_each_kind_of_destination) {
     Eigen::Tensor<float, 2, Eigen::RowMajor> x(37, 5);
     for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>((i * 7919) % 211) * 0.37f - 31.f;
     const auto sum_rows = [&] { return mixt::sum(mixt::lazy(x) * 3, 1); };
-    const Eigen::Tensor<float, 1, Eigen::RowMajor> want = mixt::eval(sum_rows());
+    const Eigen::Tensor<float, 1> want = mixt::eval(sum_rows()); // rank 1: Eigen's default layout
 
     Eigen::Tensor<float, 1, Eigen::RowMajor> t(37);
     t.setConstant(-1.f);
@@ -159,7 +159,7 @@ TEST(assign, a_reduction_into_each_kind_of_destination) {
     constexpr Eigen::Index N = 8192;
     Eigen::Tensor<float, 2, Eigen::RowMajor> z(N, 4);
     for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = static_cast<float>(i % 13);
-    const Eigen::Tensor<float, 1, Eigen::RowMajor> z_sums = mixt::eval(mixt::sum(z, 1));
+    const Eigen::Tensor<float, 1> z_sums = mixt::eval(mixt::sum(z, 1));
     Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> last_quarter(z.data() + 3 * N, N);
     mixt::assign(last_quarter, mixt::sum(z, 1));
     EXPECT_TRUE(same_bits(last_quarter, z_sums, N));

@@ -1,4 +1,4 @@
-// mixt/eval/errors.hpp and the checks of assign/eval: every run-time error is thrown before the first
+// mixt/errors.hpp and the checks of assign/eval: every run-time error is thrown before the first
 // element is written, so the destination still holds what it held (a sentinel here), and each message says
 // what was wrong (the value and the dtype; both shapes). Comparisons with an out-of-range literal are not
 // errors: they compare exact values (a literal that fits is compared in the join, as in jax.numpy). Each case runs on the fused loop (plain tensors) and on the lowering to

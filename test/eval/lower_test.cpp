@@ -165,7 +165,8 @@ TEST(lower, checks_shapes_when_made) {
               "dimension, sizes must be equal or 1)");
     Eigen::Tensor<float, 1> dst(5);
     EXPECT_EQ(shape_error_of([&] { mixt::assign(dst, mixt::lazy(x8) + z8); }),
-              "mixt: assign: shape mismatch: the destination has shape [5] but the expression has shape [8]");
+              "mixt: assign: shape mismatch: the destination has shape [5] but the expression has shape [8], which does not "
+              "broadcast to it (the destination never stretches)");
     // Rank 2, same number of elements.
     Eigen::Tensor<float, 2> a(2, 3), b(3, 2);
     a.setZero();

@@ -155,9 +155,9 @@ TEST(reduce_eval, broadcast_and_strided_operands_fuse_into_the_reduction) {
     fill(s, 4, -1, 1);
     fill(x, 5, -1, 1);
     const auto r = mixt::eval(mixt::sum(mixt::lazy(w) * s * x, 1));
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, Eigen::Tensor<float, 1>>);
     const auto r16 = mixt::eval(mixt::sum(mixt::lazy(w) * s, 1));
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r16)>, Eigen::Tensor<Eigen::half, 1, Eigen::RowMajor>>);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r16)>, Eigen::Tensor<Eigen::half, 1>>);
     for (Eigen::Index i = 0; i < 37; ++i) {
         long double exact = 0, mag = 0, exact16 = 0;
         for (Eigen::Index j = 0; j < 300; ++j) {
@@ -210,7 +210,7 @@ TEST(reduce_eval, channel_last_mean_over_outer_axes) {
     Eigen::Tensor<std::uint8_t, 3, Eigen::RowMajor> img(61, 83, 3);
     fill(img, 7, 0, 255);
     const auto m = mixt::eval(mixt::mean(img, {0, 1}));
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(m)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(m)>, Eigen::Tensor<float, 1>>);
     for (Eigen::Index c = 0; c < 3; ++c) {
         std::int64_t t = 0;
         for (Eigen::Index i = 0; i < 61; ++i)
@@ -339,7 +339,7 @@ TEST(reduce_eval, reductions_feed_elementwise_work) {
     // An expression whose arrays are all inside reductions evaluates to a tensor of the result's shape (it
     // gave a Dense Array of the wrong shape).
     const auto twice = mixt::eval(mixt::sum(x, 1) * 2);
-    static_assert(std::is_same_v<std::remove_const_t<decltype(twice)>, Eigen::Tensor<float, 1, Eigen::RowMajor>>);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(twice)>, Eigen::Tensor<float, 1>>);
     const auto once = mixt::eval(mixt::sum(x, 1));
     for (Eigen::Index i = 0; i < 4; ++i) EXPECT_EQ(twice(i), once(i) * 2);
 }

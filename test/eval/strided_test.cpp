@@ -93,7 +93,11 @@ void check_pair(const std::array<index_t, RA>& sa, const std::array<index_t, RB>
     pooled.setZero();
     mixt::assign(pooled, build(a, b), device);
     EXPECT_TRUE(same_bits(pooled, expected));
-    std::remove_const_t<decltype(expected)> lowered = mixt::to_eigen(build(a, b));
+    // (to_eigen's expression has the operands' layout; eval's result of rank 0 or 1 Eigen's default.)
+    using Lowered = decltype(mixt::to_eigen(build(a, b)));
+    Eigen::Tensor<typename Eigen::internal::traits<Lowered>::Scalar, static_cast<int>(R),
+                  static_cast<int>(Eigen::internal::traits<Lowered>::Layout)>
+        lowered = mixt::to_eigen(build(a, b));
     EXPECT_TRUE(same_bits(lowered, expected));
 }
 
@@ -328,14 +332,24 @@ TEST(strided, shape_errors_leave_the_destination_untouched) {
         EXPECT_THAT(e.what(), HasSubstr("mixt: assign: shape mismatch: operands of shapes [2, 3] and [4]"));
     }
     EXPECT_TRUE(same_bits(dst, before));
-    // Broadcasting into the destination is not done: a [1, 3] result does not fill [2, 3].
+    // A [1, 3] result broadcasts into [2, 3] (NumPy's `out=`); the destination never stretches: [2, 3] into
+    // [1, 3] throws.
+    mixt::assign(dst, mixt::lazy(a.slice(Eigen::array<index_t, 2>{0, 0}, Eigen::array<index_t, 2>{1, 3})) + three);
+    for (index_t j = 0; j < 3; ++j) {
+        EXPECT_EQ(dst(0, j), a(0, j) + 3.0f);
+        EXPECT_EQ(dst(1, j), a(0, j) + 3.0f);
+    }
+    mixt::assign(dst, mixt::lazy(before) * 1);
+    Eigen::Tensor<float, 2> one_row(1, 3);
+    one_row.setConstant(5.0f);
+    const Eigen::Tensor<float, 2> one_row_before = one_row;
     try {
-        mixt::assign(dst, mixt::lazy(a.slice(Eigen::array<index_t, 2>{0, 0}, Eigen::array<index_t, 2>{1, 3})) + three);
+        mixt::assign(one_row, mixt::lazy(a) + 1);
         ADD_FAILURE() << "no exception";
     } catch (const mixt::shape_error& e) {
-        EXPECT_THAT(e.what(), HasSubstr("the destination has shape [2, 3] but the expression has shape [1, 3]"));
+        EXPECT_THAT(e.what(), HasSubstr("the destination has shape [1, 3] but the expression has shape [2, 3]"));
     }
-    EXPECT_TRUE(same_bits(dst, before));
+    EXPECT_TRUE(same_bits(one_row, one_row_before));
     Eigen::Tensor<float, 2> wide(2, 4);
     try {
         mixt::assign(wide, mixt::lazy(a) * three);

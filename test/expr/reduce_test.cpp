@@ -2,7 +2,7 @@
 // the four built-in policies, against test/data/reduction_dtypes.csv (written by gen_reduction_table.py from
 // JAX's rules, independently of mixt); the shapes reductions give; axes that are rejected.
 
-#include <mixt/eval/errors.hpp>
+#include <mixt/errors.hpp>
 #include <mixt/expr/reduce.hpp>
 
 #include <boost/mp11/algorithm.hpp>

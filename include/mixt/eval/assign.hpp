@@ -26,7 +26,8 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
+#include "mixt/eval/check.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/gpu.hpp"
 #include "mixt/eval/gpu_reduce.hpp"
@@ -88,159 +89,6 @@ struct check_evaluable : std::true_type {};
 template <class Policy, class From, class To>
 struct check_evaluable<Policy, From, To, false> : assignment_error::not_implicitly_evaluable<From, To, Policy> {};
 
-[[noreturn]] MIXT_COLD inline void throw_partial_overlap(const char* what) {
-    throw aliasing_error(std::string("mixt: ") + what +
-                         ": the destination partially overlaps an operand (other elements, or the same ones of "
-                         "another width, order or broadcast); evaluate into a separate tensor first");
-}
-[[noreturn]] MIXT_COLD inline void throw_self_overlap(const char* what) {
-    throw aliasing_error(std::string("mixt: ") + what +
-                         ": the destination's strides make distinct indices name the same element");
-}
-
-/// The view of a destination's memory (has_view_v<Dst>), writable.
-template <class Dst>
-auto destination_view(Dst& dst) {
-    const auto v = view_of(dst);
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
-    return strided_view<T, static_cast<int>(v.dims.size())>{const_cast<T*>(v.data), v.dims, v.strides};
-}
-
-/// The view of an operand for the overlap check: its own, or, for an operand with data() but no view (a
-/// TensorRef of a tensor), its shape laid out contiguously from data(); none for an expression.
-template <class X>
-auto operand_view_for_overlap(const X& x) {
-    if constexpr (has_view_v<X>) {
-        return view_of(x);
-    } else if constexpr (requires { x.data(); }) {
-        constexpr int R = array_traits<X>::rank;
-        using T = const view_scalar_t<X>;
-        const auto dims = shape_of(x);
-        return strided_view<T, R>{x.data(), dims,
-                                  contiguous_strides<R>(dims, array_traits<X>::layout == static_cast<int>(Eigen::RowMajor))};
-    } else {
-        return 0;
-    }
-}
-
-// The common case, checked and run without building strided views: a plain tensor or map as destination and
-// as every leaf, each of the destination's shape (and, as ranks and layouts agree at compile time, laid out
-// alike: one flat run).
-template <class L>
-using leaf_is_tensor_or_map = is_tensor_or_map<typename L::eigen_type>;
-template <class D, class E>
-inline constexpr bool flat_candidate_v = is_tensor_or_map<std::remove_cvref_t<D>>::value &&
-                                         boost::mp11::mp_all_of<leaf_list_t<E>, leaf_is_tensor_or_map>::value;
-
-/// Whether every leaf of e has exactly the shape of dst (flat_candidate_v only).
-template <class Dst, class E>
-bool same_shape_leaves(const Dst& dst, const E& e) {
-    bool same = true;
-    auto check = [&](const auto& x) {
-        using X = std::remove_cvref_t<decltype(x)>;
-        if constexpr (array_traits<X>::rank != array_traits<std::remove_cvref_t<Dst>>::rank) {
-            same = false;
-        } else {
-            for (int d = 0; d < array_traits<X>::rank; ++d) same = same && x.dimension(d) == dst.dimension(d);
-        }
-    };
-    for_each_leaf(e, check);
-    return same;
-}
-
-/// check_before_write for flat_candidate_v operands of the destination's shape: the literals, and no partial
-/// overlap of contiguous ranges.
-template <class Dst, class E>
-void check_flat(const Dst& dst, const E& e, const char* what) {
-    check_literals(e);
-    using T = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<Dst>>::Scalar>;
-    const auto* dst_begin = reinterpret_cast<const unsigned char*>(dst.data());
-    const auto* dst_end = dst_begin + static_cast<std::size_t>(dst.size()) * sizeof(T);
-    auto check_leaf = [&](const auto& x) {
-        using S = std::remove_cvref_t<decltype(*x.data())>;
-        const auto* b = reinterpret_cast<const unsigned char*>(x.data());
-        const auto* end = b + static_cast<std::size_t>(x.size()) * sizeof(S);
-        const bool overlap = b != nullptr && dst_begin != nullptr && b < dst_end && dst_begin < end;
-        if (overlap && !(b == dst_begin && sizeof(S) == sizeof(T))) throw_partial_overlap(what);
-    };
-    for_each_leaf(e, check_leaf);
-}
-
-/// The checks before the first write: the expression's shape (its operands broadcast) is the destination's,
-/// every literal fits, and the destination's elements are distinct and overlap no operand but one that is the
-/// very same view of the same width (`assign(a, lazy(a) + 1)`). `what` is the call the user made.
-template <class T, int R, class E>
-void check_before_write(const strided_view<T, R>& dst, const E& e, const char* what) {
-    const auto shape = broadcast_shape(e, what);
-    if (shape != dst.dims) throw_destination_shape(what, dst.dims, shape);
-    check_literals(e);
-    if (!elements_distinct(dst)) throw_self_overlap(what);
-    const auto dst_extent = byte_extent(dst);
-    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
-    auto check_leaf = [&](const auto& x) {
-        const auto v = operand_view_for_overlap(x);
-        if constexpr (!std::is_same_v<decltype(v), const int>) {
-            const auto [first, last] = byte_extent(v);
-            if (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last) return;
-            using S = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
-            const auto b = broadcast_view<R>(v, dst.dims);
-            bool same = static_cast<const void*>(b.data) == static_cast<const void*>(dst.data) && sizeof(S) == sizeof(T);
-            for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
-                same = same && (dst.dims[d] <= 1 || b.strides[d] == dst.strides[d]);
-            if (!same) throw_partial_overlap(what);
-        }
-    };
-    for_each_leaf(e, check_leaf);
-}
-
-// Calls f(eigen_operand) for every leaf of e, the leaves inside its reductions included.
-template <class E, class F>
-void for_each_operand(const E&, F&) {} // a literal or a scalar: no memory
-template <class P, class X, class F>
-void for_each_operand(const leaf<P, X>& l, F& f) {
-    f(l.x);
-}
-template <class Op, class... Cs, class F>
-void for_each_operand(const node<Op, Cs...>& n, F& f) {
-    std::apply([&](const auto&... c) { (for_each_operand(c, f), ...); }, n.children);
-}
-template <reduce_kind K, class C, std::size_t N, bool Keep, bool Given, class F>
-void for_each_operand(const reduction<K, C, N, Keep, Given>& r, F& f) {
-    for_each_operand(r.child, f);
-}
-
-/// `assign(dst, r)` for a reduction r whose dtype is dst's, written straight into dst where its elements are
-/// contiguous in r's layout and overlap no operand of r (none that lies in memory mixt cannot see either: an
-/// Eigen expression leaf). Returns false, having done nothing, otherwise: the caller then reduces into a
-/// tensor of its own and assigns that. Every check (the shapes included) comes before the first write.
-template <class Dst, class Red, class Device>
-bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
-    constexpr int R = Red::rank;
-    const auto v = destination_view(dst);
-    const auto contiguous = contiguous_strides<R>(v.dims, Red::layout == static_cast<int>(Eigen::RowMajor));
-    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
-        if (v.dims[d] > 1 && v.strides[d] != contiguous[d]) return false;
-    const auto dst_extent = byte_extent(v); // (not a structured binding: Clang 14 cannot capture one)
-    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
-    bool apart = true;
-    auto check = [&](const auto& x) {
-        const auto o = operand_view_for_overlap(x);
-        if constexpr (std::is_same_v<decltype(o), const int>) {
-            apart = false;
-        } else {
-            const auto [first, last] = byte_extent(o);
-            apart = apart && (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last);
-        }
-    };
-    for_each_operand(r, check);
-    if (!apart) return false;
-    reduce_into(r, device, [&](const shape_t<R>& shape) {
-        if (shape != v.dims) throw_destination_shape("assign", v.dims, shape);
-        return v.data;
-    });
-    return true;
-}
-
 #if defined(EIGEN_USE_THREADS)
 /// A pass on a ThreadPoolDevice: [0, n) in pieces of multiples of 64 elements (run_in_pieces, pool.hpp).
 /// `threads` > 1 (run_fused runs a one-thread pass itself).
@@ -281,11 +129,6 @@ void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
         std::apply([&](const auto&... a) { run_range_of<false, false, D, K>(dst, 0, n, a...); }, kernel_args(kernel));
     }
 }
-
-template <class E>
-using eval_tensor_t = Eigen::Tensor<value_t<E>, std::remove_cvref_t<E>::rank,
-                                    std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
-                                                                                                        : Eigen::ColMajor>;
 
 template <class Device>
 inline constexpr bool cpu_device_v = std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>;
@@ -330,7 +173,7 @@ template <class Dst, class E, class Device>
 void run_checked(Dst& dst, const E& e, const Device& device) {
     using D = std::remove_cvref_t<Dst>;
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
-    constexpr int R = std::remove_cvref_t<E>::rank;
+    constexpr int R = array_traits<D>::rank; // the expression's rank or more: it broadcasts to the destination
     if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
         if (same_shape_leaves(dst, e)) {
             run_fused(dst.data(), dst.size(), e, device);
@@ -349,7 +192,7 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
                 ((strides[k++] = broadcast_view<R>(v, out.dims).strides), ...);
             },
             views);
-        const bool row_major = std::remove_cvref_t<E>::layout == static_cast<int>(Eigen::RowMajor);
+        const bool row_major = array_traits<D>::layout == static_cast<int>(Eigen::RowMajor);
         const auto space = make_space<R, M>(out.dims, strides, row_major);
         if constexpr (gpu_device_v<Device>) {
             gpu::run(out.data, space, e, device); // mixt's own kernel (gpu.hpp)
@@ -368,16 +211,80 @@ void run_checked(Dst& dst, const E& e, const Device& device) {
         }
     } else if constexpr (eigen_tensor<D>) {
         static_assert(!eigen_dense<D>);
-        const auto shape = broadcast_shape(e, "assign");
+        const auto shape = shape_of(dst);
         index_t total = 1;
         for (const index_t d : shape) total *= d;
         if (total == 0) return; // nothing to write (and Eigen's broadcast wants no empty operand)
-        dst.device(device) = lower_to<DstScalar, array_traits<D>::layout>(e, shape);
+        dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, R>(e, shape);
     } else {
         static_assert(fusable_v<E> && cpu_device_v<Device>,
                       "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
                       "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
                       "(DefaultDevice, ThreadPoolDevice)");
+    }
+}
+
+/// `assign(dst, r)` for a reduction r whose dtype is dst's, written straight into dst where its elements are
+/// contiguous in r's layout and overlap no operand of r (none that lies in memory mixt cannot see either: an
+/// Eigen expression leaf). Returns false, having done nothing, otherwise: the caller then reduces into a
+/// tensor of its own and assigns that. Every check (the shapes included) comes before the first write.
+template <class Dst, class Red, class Device>
+bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
+    constexpr int R = Red::rank;
+    const auto v = destination_view(dst);
+    const auto contiguous = contiguous_strides<R>(v.dims, Red::layout == static_cast<int>(Eigen::RowMajor));
+    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
+        if (v.dims[d] > 1 && v.strides[d] != contiguous[d]) return false;
+    const auto dst_extent = byte_extent(v); // (not a structured binding: Clang 14 cannot capture one)
+    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
+    bool apart = true;
+    auto check = [&](const auto& x) {
+        const auto o = operand_view_for_overlap(x);
+        if constexpr (std::is_same_v<decltype(o), const int>) {
+            apart = false;
+        } else {
+            const auto [first, last] = byte_extent(o);
+            apart = apart && (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last);
+        }
+    };
+    for_each_operand(r, check);
+    if (!apart) return false;
+    // A result that broadcasts to dst (a [1, n] sum into [m, n]) goes into a tensor of its own shape, then
+    // stretched into dst by an elementwise pass.
+    reduction_tensor_t<Red> own;
+    bool stretched = false;
+    reduce_into(r, device, [&](const shape_t<R>& shape) {
+        if (shape == v.dims) return v.data;
+        if (!broadcasts_to(shape, v.dims)) throw_destination_shape("assign", v.dims, shape);
+        own.resize(to_dsizes<R>(shape));
+        stretched = true;
+        return own.data();
+    });
+    if (stretched) run_checked(dst, leaf<typename Red::policy, const reduction_tensor_t<Red>&>{{}, own}, device);
+    return true;
+}
+
+/// The pass through a temporary, for a destination and an operand that may share memory without both being
+/// views (check_assign): the expression into a new tensor of the destination's shape and dtype, then that
+/// tensor copied into the destination, so that every operand is read before the first write.
+template <class Dst, class E, class Device>
+void run_through_temporary(Dst& dst, const E& e, const Device& device) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+    constexpr int R = array_traits<D>::rank;
+    if constexpr (!cpu_device_v<Device> || eigen_dense<D>) {
+        (void)dst;
+        (void)e;
+        (void)device;
+        throw aliasing_error("mixt: assign: the destination may share memory with an operand and has no memory view "
+                             "(or an operand is an Eigen expression over the destination's memory); on this device, "
+                             "evaluate into a separate tensor first");
+    } else {
+        Eigen::Tensor<DstScalar, R, array_traits<D>::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor
+                                                                                               : Eigen::ColMajor>
+            temporary(to_dsizes<R>(shape_of(dst)));
+        run_checked(temporary, e, device);
+        dst.device(device) = temporary;
     }
 }
 
@@ -393,14 +300,15 @@ struct all_dense<node<Op, Cs...>>
                          boost::mp11::mp_all_of<leaf_list_t<node<Op, Cs...>>, leaf_is_dense>::value> {};
 
 /// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (a column of
-/// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor.
+/// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor (of Eigen's default
+/// layout at rank 0 and 1, where both layouts are the same memory: `Eigen::Tensor<T, 0> r = eval(...)`).
 template <class T, class E, class Ex = std::remove_cvref_t<E>>
 using eval_result_t = std::conditional_t<
     all_dense<Ex>::value,
     std::conditional_t<Ex::rank == 1, Eigen::Array<T, Eigen::Dynamic, 1>,
                        Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic,
                                     Ex::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>,
-    Eigen::Tensor<T, Ex::rank, Ex::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>;
+    Eigen::Tensor<T, Ex::rank, result_layout_v<Ex::rank, Ex::layout>>>;
 
 template <class Result, int R>
 Result make_result(const shape_t<R>& shape) {
@@ -435,12 +343,14 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     using Ex = std::remove_cvref_t<E>;
     using policy = detail::policy_or_default<typename Ex::policy>;
-    constexpr bool same_rank = Ex::rank == detail::array_traits<D>::rank;
+    // The expression broadcasts to the destination (NumPy's `out=`), so its rank may be lower.
+    constexpr bool rank_fits = Ex::rank <= detail::array_traits<D>::rank;
     // (A layout of -2, row- and column-major operands mixed, is already an error where e was built.)
     constexpr bool same_layout = Ex::rank < 2 || Ex::layout == -2 || Ex::layout == detail::array_traits<D>::layout;
     constexpr bool converts = detail::assignable<policy, typename Ex::tag, tag_of_t<DstScalar>>();
     constexpr bool writable = !(std::is_const_v<std::remove_reference_t<Dst>> && detail::owns_its_elements_v<D>);
-    static_assert(same_rank, "mixt: assign: the destination's rank differs from the expression's");
+    static_assert(rank_fits, "mixt: assign: the expression's rank is higher than the destination's (an expression "
+                             "broadcasts to its destination; the destination never stretches)");
     static_assert(same_layout,
                   "mixt: assign: the destination's layout (row- or column-major) differs from the expression's");
     // Instantiated for its error only (the static_assert inside it): no second error after mixt's message.
@@ -450,7 +360,7 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
                   "mixt: assign: the destination is read-only (a map of const elements, or a view of a const tensor)");
     // After an error above, nothing below is compiled (it would only add errors of its own).
     constexpr bool valid =
-        same_rank && same_layout && converts && writable && detail::writable_destination_v<D> && detail::well_formed_v<E>;
+        rank_fits && same_layout && converts && writable && detail::writable_destination_v<D> && detail::well_formed_v<E>;
     if constexpr (!valid) {
         (void)dst;
         (void)e;
@@ -465,43 +375,25 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         } else {
             // A reduction of dst's dtype, straight into dst's memory where it can (reduce_into_destination);
             // else the reductions first (each into a tensor of its own result's size), then the elementwise pass.
-            if constexpr (is_reduction<Ex>::value && detail::has_view_v<D> && std::is_same_v<DstScalar, value_t<Ex>>)
+            if constexpr (is_reduction<Ex>::value && detail::has_view_v<D> && std::is_same_v<DstScalar, value_t<Ex>> &&
+                          Ex::rank == detail::array_traits<D>::rank)
                 if (detail::reduce_into_destination(dst, e, device)) return;
             assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
         }
-        return;
-    } else if constexpr (detail::has_view_v<D>) {
-        if constexpr (detail::flat_candidate_v<D, E>) {
+    } else {
+        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
             if (detail::same_shape_leaves(dst, e)) {
+                // The common case, checked and run without building strided views.
                 detail::check_flat(dst, e, "assign");
-                if constexpr (detail::cpu_device_v<Device>)
-                    detail::run_fused(dst.data(), dst.size(), e, device);
-                else
-                    detail::run_checked(dst, e, device);
+                detail::run_fused(dst.data(), dst.size(), e, device);
                 return;
             }
         }
-        detail::check_before_write(detail::destination_view(dst), e, "assign");
-    } else {
-        // An Eigen expression as destination (a reshape, a TensorRef): its shape, and, where its evaluator has
-        // its memory (a reshape of a tensor), that memory as a contiguous view for the overlap check.
-        const auto shape = detail::broadcast_shape(e, "assign");
-        const auto own = detail::shape_of(dst);
-        if (shape != own) detail::throw_destination_shape("assign", own, shape);
-        Eigen::DefaultDevice host;
-        const Eigen::TensorEvaluator<const D, Eigen::DefaultDevice> ev(dst, host);
-        if (const auto* data = ev.data()) {
-            constexpr int R = Ex::rank;
-            detail::check_before_write(
-                detail::strided_view<std::remove_const_t<std::remove_pointer_t<decltype(data)>>, R>{
-                    const_cast<std::remove_const_t<std::remove_pointer_t<decltype(data)>>*>(data), own,
-                    detail::contiguous_strides<R>(own, detail::array_traits<D>::layout == static_cast<int>(Eigen::RowMajor))},
-                e, "assign");
-        } else {
-            check_literals(e);
-        }
+        if (detail::check_assign(dst, e, "assign"))
+            detail::run_through_temporary(dst, e, device);
+        else
+            detail::run_checked(dst, e, device);
     }
-    if constexpr (valid && !detail::has_reduction_v<E>) detail::run_checked(dst, e, device);
 }
 
 // eval's result is an array in host memory, which a kernel on a GPU cannot write.

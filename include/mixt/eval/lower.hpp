@@ -10,9 +10,6 @@
 //
 // Every functor here is EIGEN_DEVICE_FUNC and calls only the per-element code of expr/functors.hpp and
 // mixt::convert, so the same expression compiles as device code.
-//
-// Also here: the run-time check of literals (a weak integer that does not fit the type it is converted to
-// throws mixt::overflow_error, check_literals), on the rules of expr/literal.hpp.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +21,8 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/dtype/convert.hpp"
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
+#include "mixt/eval/check.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/literal.hpp"
@@ -79,33 +77,6 @@ struct apply_functor {
 
 } // namespace detail
 
-/// Checks every literal of `e` against the type it is converted to; throws mixt::overflow_error naming the
-/// value, the dtype and the operation.
-template <class E>
-void check_literals(const E&) {}
-
-template <class Op, class... Cs>
-void check_literals(const node<Op, Cs...>& n) {
-    using N = node<Op, Cs...>;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (
-            [&] {
-                const auto& child = std::get<K>(n.children);
-                using C = std::remove_cvref_t<decltype(child)>;
-                if constexpr (detail::is_literal_v<C> && !detail::literal_compare_v<N>) {
-                    using S = boost::mp11::mp_at_c<typename N::operand_types, K>;
-                    if (!detail::literal_fits<S>(child.value))
-                        throw overflow_error("mixt: the literal " + detail::literal_text(child.value) +
-                                             " is out of bounds for " + std::string(name(dtype_of_v<S>)) +
-                                             ", the dtype it is converted to in " + Op::name);
-                } else {
-                    check_literals(child);
-                }
-            }(),
-            ...);
-    }(std::index_sequence_for<Cs...>{});
-}
-
 namespace detail {
 // The first leaf of the highest rank (the operand whose shape is the expression's when nothing broadcasts).
 template <class P, class E>
@@ -128,32 +99,6 @@ template <class X>
 auto dimensions_of(const X& x) {
     const auto s = shape_of(x);
     Eigen::DSizes<Eigen::Index, array_traits<X>::rank> d;
-    for (std::size_t i = 0; i < s.size(); ++i) d[static_cast<Eigen::Index>(i)] = s[i];
-    return d;
-}
-
-// Calls f(eigen_operand) for every leaf (visit_leaves).
-template <class E, class F>
-void for_each_leaf(const E& e, F& f) {
-    visit_leaves(e, [&f](const auto& l) { f(l.x); });
-}
-
-/// The shape `e` evaluates to: its operands' shapes broadcast (NumPy's rule), else mixt::shape_error naming
-/// `what`, the call the user made, and the two shapes that do not broadcast.
-template <class E>
-shape_t<std::remove_cvref_t<E>::rank> broadcast_shape(const E& e, const char* what) {
-    constexpr int R = std::remove_cvref_t<E>::rank;
-    static_assert(R >= 0, "mixt: the expression has no array operand (only literals and mixt::strong scalars)");
-    shape_t<R> acc{};
-    bool seen = false;
-    auto fold = [&](const auto& x) { broadcast_into<R>(acc, seen, shape_of(x), what); };
-    for_each_leaf(e, fold);
-    return acc;
-}
-
-template <int R>
-Eigen::DSizes<Eigen::Index, R> to_dsizes(const shape_t<R>& s) {
-    Eigen::DSizes<Eigen::Index, R> d;
     for (std::size_t i = 0; i < s.size(); ++i) d[static_cast<Eigen::Index>(i)] = s[i];
     return d;
 }
@@ -242,7 +187,9 @@ auto broadcast_operand(const X& x, const Eigen::DSizes<Eigen::Index, R>& dims) {
                 using mapped = Eigen::TensorMap<const Eigen::Tensor<std::add_const_t<T>, R, layout>>;
                 return mapped(x.data(), shape).broadcast(factors);
             } else if constexpr (r == R) {
-                return x.broadcast(factors);
+                // The op itself, not x.broadcast(): an Eigen broadcast (`t.broadcast(b)` as a leaf) has an
+                // accessor named broadcast() that hides TensorBase's.
+                return Eigen::TensorBroadcastingOp<const decltype(factors), const X>(x, factors);
             } else {
                 return x.reshape(shape).broadcast(factors);
             }

@@ -41,7 +41,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/dtype/convert.hpp"
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/pool.hpp"
@@ -1066,7 +1066,7 @@ int device_threads(const Device& device) {
 
 template <class Red>
 using reduction_tensor_t =
-    Eigen::Tensor<value_t<Red>, Red::rank, Red::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>;
+    Eigen::Tensor<value_t<Red>, Red::rank, result_layout_v<Red::rank, Red::layout>>;
 
 template <class Red, class Device>
 reduction_tensor_t<Red> reduce_into_new(const Red& r, const Device& device);

@@ -35,7 +35,7 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/arch.hpp"
 
@@ -47,12 +47,21 @@ using index_t = Eigen::Index;
 template <int R>
 using shape_t = std::array<index_t, static_cast<std::size_t>(R)>;
 
+/// The layout of a result of rank R of an expression of layout `layout`: row-major where the expression is, at
+/// rank 2 or more; Eigen's default (column-major) at rank 0 and 1, where both layouts are the same memory.
+template <int R, int layout>
+inline constexpr int result_layout_v =
+    R >= 2 && layout == static_cast<int>(Eigen::RowMajor) ? static_cast<int>(Eigen::RowMajor) : static_cast<int>(Eigen::ColMajor);
+
 /// Where an array's elements lie: element (i0, ..., iR-1) at data + sum(i_d * strides[d]), strides in elements.
+/// `column` marks the view of an Eigen Dense column vector (rank 1): against operands of rank 2 or more it is
+/// the column [n, 1], as Eigen's types say, not NumPy's row [1, n] (aligned_shape, broadcast_view).
 template <class T, int R>
 struct strided_view {
     T* data;
     shape_t<R> dims;
     shape_t<R> strides;
+    bool column = false;
 };
 
 template <class Dims>
@@ -143,7 +152,7 @@ auto view_of(const X& x) {
     constexpr int R = array_traits<X>::rank;
     if constexpr (eigen_dense<X>) {
         if constexpr (R == 1) {
-            return strided_view<T, 1>{x.data(), {x.size()}, {x.innerStride()}};
+            return strided_view<T, 1>{x.data(), {x.size()}, {x.innerStride()}, X::ColsAtCompileTime == 1};
         } else if constexpr (X::IsRowMajor) {
             return strided_view<T, 2>{x.data(), {x.rows(), x.cols()}, {x.outerStride(), x.innerStride()}};
         } else {
@@ -212,12 +221,42 @@ template <class A, class B>
 template <class A, class B>
 [[noreturn]] MIXT_COLD void throw_destination_shape(const char* what, const A& dst, const B& e) {
     throw shape_error(std::string("mixt: ") + what + ": shape mismatch: the destination has shape " +
-                      shape_text(dst) + " but the expression has shape " + shape_text(e));
+                      shape_text(dst) + " but the expression has shape " +
+                      shape_text(e) + ", which does not broadcast to it (the destination never stretches)");
 }
 
-/// Folds `dims` (rank r <= R) into `acc`, NumPy's way; `first` is the first operand's shape (for the message).
-template <int R, std::size_t r>
-void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& dims, const char* what) {
+/// Whether X is an Eigen Dense column vector (VectorXf, ArrayXf, `m.col(j)`): the column [n, 1] against
+/// operands of rank 2 or more. A row vector (RowVectorXf, `m.row(i)`) is [1, n], NumPy's alignment.
+template <class X>
+inline constexpr bool dense_column_v = [] {
+    if constexpr (eigen_dense<X>)
+        return X::IsVectorAtCompileTime && X::ColsAtCompileTime == 1;
+    else
+        return false;
+}();
+
+/// The shape of operand x aligned to rank R >= its rank, as broadcasting sees it: leading dimensions of size 1
+/// (NumPy's rule), except a Dense column vector, which is [..., 1, n, 1] (dense_column_v).
+template <int R, class X>
+shape_t<R> aligned_shape(const X& x) {
+    const auto own = shape_of(x);
+    constexpr int r = static_cast<int>(std::tuple_size_v<decltype(own)>);
+    static_assert(r <= R);
+    shape_t<R> s;
+    s.fill(1);
+    if constexpr (dense_column_v<X> && R >= 2) {
+        s[static_cast<std::size_t>(R - 2)] = own[0];
+    } else {
+        for (int k = 0; k < r; ++k) s[static_cast<std::size_t>(R - r + k)] = own[static_cast<std::size_t>(k)];
+    }
+    return s;
+}
+
+/// Folds `dims` (rank r <= R) into `acc`, NumPy's way; the message shows `shown` for it where given (the
+/// operand's shape before aligned_shape).
+template <int R, std::size_t r, class Shown = std::array<index_t, r>>
+void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& dims, const char* what,
+                    const Shown* shown = nullptr) {
     static_assert(static_cast<int>(r) <= R);
     if (!seen) {
         acc.fill(1);
@@ -232,15 +271,24 @@ void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& d
             a = b;
             continue;
         }
+        if (shown)
+            throw_not_broadcastable(what, before, *shown); // the operand's own shape, as the user wrote it
         throw_not_broadcastable(what, before, dims);
     }
 }
 
-/// The view `v` (of rank r <= R) as an operand of shape `to`: leading dimensions of size 1 added, stride 0
-/// wherever a size 1 stretches. `to` must be v's broadcast (broadcast_shape checked it).
+/// The view `v` (of rank r <= R) as an operand of shape `to`: leading dimensions of size 1 added (a Dense
+/// column vector's [n] at dimension R - 2, aligned_shape), stride 0 wherever a size 1 stretches. `to` must be
+/// v's broadcast (broadcast_shape checked it).
 template <int R, class T, int r>
 strided_view<T, R> broadcast_view(const strided_view<T, r>& v, const shape_t<R>& to) {
     strided_view<T, R> b{v.data, to, {}};
+    if constexpr (r == 1 && R >= 2) {
+        if (v.column) {
+            b.strides[static_cast<std::size_t>(R - 2)] = v.dims[0] == 1 ? 0 : v.strides[0];
+            return b;
+        }
+    }
     for (int k = 0; k < r; ++k) {
         const auto d = static_cast<std::size_t>(R - r + k);
         b.strides[d] = v.dims[static_cast<std::size_t>(k)] == 1 ? 0 : v.strides[static_cast<std::size_t>(k)];

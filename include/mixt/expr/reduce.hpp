@@ -35,7 +35,7 @@
 
 #include "mixt/dtype/dtype.hpp"
 #include "mixt/dtype/storage.hpp"
-#include "mixt/eval/errors.hpp"
+#include "mixt/errors.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/operators.hpp"
 #include "mixt/lattice/promote.hpp"

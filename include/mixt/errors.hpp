@@ -1,8 +1,8 @@
-#ifndef MIXT_EVAL_ERRORS_HPP
-#define MIXT_EVAL_ERRORS_HPP
+#ifndef MIXT_ERRORS_HPP
+#define MIXT_ERRORS_HPP
 
-// The run-time errors of evaluation. Each is thrown before the first element is written, so on error the
-// destination is untouched.
+// The run-time errors of mixt, in the bottom layer so that every layer may throw them. Each is thrown before the
+// first element is written, so on error the destination is untouched.
 
 #include <stdexcept>
 #include <string>
@@ -27,4 +27,4 @@ struct aliasing_error : std::invalid_argument {
 
 } // namespace mixt
 
-#endif // MIXT_EVAL_ERRORS_HPP
+#endif // MIXT_ERRORS_HPP
