@@ -14,10 +14,10 @@ round places the arrays anew (bench/suite.hpp, arena): the variants of a round s
 of a row see different ones.
 $MIXT_REPORT_FILTER is passed as --benchmark_filter, $MIXT_REPORT_SIZES as --mixt_sizes (e.g. 4096,262144).
 
-To publish a run in the README (between its `<!-- report:begin -->` and `<!-- report:end -->` markers, with the
-plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunning it:
+To publish a run in docs/benchmarks.md (between its `<!-- report:begin -->` and `<!-- report:end -->` markers,
+with the plot copied to docs/bench_gbps.svg), format the run's JSON again without rerunning it:
 
-    bench/report.py --json build/release/report/bench.json --out build/release/report --update-readme README.md
+    bench/report.py --json build/release/report/bench.json --out build/release/report --update-doc docs/benchmarks.md
 
 Every GB/s figure is the median over the rounds of bytes_per_second (for a JSON of repetitions instead, Google
 Benchmark's `_median` aggregate); every ratio (mixt/hand_loop, mixt/eigen_cast, mixt % traffic and their
@@ -442,23 +442,28 @@ def plot(out_dir, context, gbps, exprs):
     return svg
 
 
-def update_readme(readme, lines, svg):
-    with open(readme) as f:
+def update_doc(doc, lines, svg):
+    """Writes the method and tables between the report markers of `doc` (a Markdown file) and copies the plot to
+    docs/bench_gbps.svg: next to `doc` when it is in a folder named docs, else in docs/ below its folder."""
+    with open(doc) as f:
         text = f.read()
     begin, end = "<!-- report:begin -->", "<!-- report:end -->"
     if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
-        sys.exit("report: %s needs one %s ... %s block" % (readme, begin, end))
+        sys.exit("report: %s needs one %s ... %s block" % (doc, begin, end))
     body = [line.replace("### n =", "#### n =") for line in lines]
     if svg:
-        docs = os.path.join(os.path.dirname(os.path.abspath(readme)), "docs")
+        folder = os.path.dirname(os.path.abspath(doc))
+        docs = folder if os.path.basename(folder) == "docs" else os.path.join(folder, "docs")
         os.makedirs(docs, exist_ok=True)
-        shutil.copyfile(svg, os.path.join(docs, "bench_gbps.svg"))
-        body += ["![GB/s by variant, median, log scale](docs/bench_gbps.svg)", ""]
+        target = os.path.join(docs, "bench_gbps.svg")
+        shutil.copyfile(svg, target)
+        link = os.path.relpath(target, folder).replace(os.sep, "/")
+        body += ["![GB/s by variant, median, log scale](%s)" % link, ""]
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    with open(readme, "w") as f:
+    with open(doc, "w") as f:
         f.write(head + begin + "\n" + "\n".join(body).rstrip("\n") + "\n" + end + tail)
-    say("Updated %s%s" % (readme, " and docs/bench_gbps.svg" if svg else ""))
+    say("Updated %s%s" % (doc, " and %s" % target if svg else ""))
 
 
 def main():
@@ -467,9 +472,9 @@ def main():
     parser.add_argument("--out", required=True, help="directory for the JSON, tables and plot")
     parser.add_argument("--mode", choices=sorted(MODES), default=os.environ.get("MIXT_REPORT_MODE") or "quick")
     parser.add_argument("--json", help="format an existing Google Benchmark JSON file instead of running")
-    parser.add_argument("--update-readme", metavar="README",
-                        help="write the method and tables between the README's report markers and copy the plot "
-                             "to docs/bench_gbps.svg next to it")
+    parser.add_argument("--update-doc", "--update-readme", dest="update_doc", metavar="DOC",
+                        help="write the method and tables between the report markers of DOC (docs/benchmarks.md) "
+                             "and copy the plot to docs/bench_gbps.svg (--update-readme: the old name)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -499,8 +504,8 @@ def main():
     say("Tables: %s" % os.path.join(args.out, "report.md"))
     if svg:
         say("Plot: %s" % svg)
-    if args.update_readme:
-        update_readme(args.update_readme, lines[2:], svg)
+    if args.update_doc:
+        update_doc(args.update_doc, lines[2:], svg)
 
 
 if __name__ == "__main__":

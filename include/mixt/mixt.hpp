@@ -25,5 +25,6 @@
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/reduce.hpp"
 #include "mixt/eval/assign.hpp"
+#include "mixt/eval/explain.hpp"
 
 #endif // MIXT_MIXT_HPP

@@ -32,6 +32,7 @@
 #include "mixt/eval/gpu.hpp"
 #include "mixt/eval/gpu_reduce.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/plan.hpp"
 #include "mixt/eval/pool.hpp"
 #include "mixt/eval/reduce.hpp"
 #include "mixt/eval/space.hpp"
@@ -108,19 +109,21 @@ void run_items_on_pool(const Pass& pass, Eigen::Index items, const Eigen::Thread
 }
 #endif
 
+/// The flat executor: the fused loop over elements [0, n) of dst, on the threads and with the stores the plan
+/// decided (decide_pass).
 template <class D, class E, class Device>
-void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
-    const pass_options options = options_for(n, leaf_bytes_v<E> + sizeof(D));
+void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device, const pass_decision& pass) {
     if constexpr (is_thread_pool_device_v<Device>) {
-        // A thread for every min_bytes_per_thread the pass moves, up to the device's threads (threads_for).
-        const int threads = threads_for(static_cast<std::size_t>(n) * (leaf_bytes_v<E> + sizeof(D)), device.numThreads());
-        if (threads > 1) {
-            run_on_pool(dst, make_kernel<D>(e), n, options, device, threads);
+#if defined(EIGEN_USE_THREADS)
+        if (pass.threads > 1) {
+            run_on_pool(dst, make_kernel<D>(e), n, pass.options, device, pass.threads);
             return;
         }
+#endif
     }
-    if (options.stream || options.prefetch) {
-        run_kernel(dst, make_kernel<D>(e), 0, n, options);
+    (void)device;
+    if (pass.options.stream || pass.options.prefetch) {
+        run_kernel(dst, make_kernel<D>(e), 0, n, pass.options);
     } else {
         // The kernel's values as arguments, in registers (run_range_of says why). The kernel of this branch
         // has no address taken: it lives in registers and is never stored.
@@ -130,125 +133,97 @@ void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device) {
     }
 }
 
-template <class Device>
-inline constexpr bool cpu_device_v = std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>;
-
-/// A pass over an iteration space that is not one flat run (strided.hpp): on the calling thread, or in pieces
-/// on a thread pool, as run_on_pool cuts a flat pass.
-template <class D, int R, class E, class Device>
-void run_strided(D* dst, const iteration_space<R, std::tuple_size_v<decltype(leaf_views_of(std::declval<const E&>()))> + 1>& space,
-                 const E& e, const Device& device) {
-    using K = decltype(make_kernel<D>(e));
+/// The runs executor: the fused loop over the runs of the plan's iteration space (strided.hpp), on the calling
+/// thread, or in pieces of runs on a thread pool.
+template <class D, class E, int R, std::size_t M, class Device>
+void run_strided(D* dst, const elementwise_plan<R, M>& plan, const E& e, const Device& device) {
+    using P = strided_pass_of<D, E, R>;
     const auto views = leaf_views_of(e);
-    const auto pass = std::apply(
+    const P pass = std::apply(
         [&](const auto&... v) {
-            using P = strided_pass<D, K, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
-            return P{dst, {v.data...}, space, plan_runs(space, P::capacity), kernel_args(make_kernel<D>(e)), {}};
+            return P{dst, {v.data...}, plan.space, plan.runs, kernel_args(make_kernel<D>(e)), plan.pass.options};
         },
         views);
-    index_t total = 1;
-    for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
-    const std::size_t bytes = static_cast<std::size_t>(total) * (leaf_bytes_v<E> + sizeof(D));
-    auto p = pass;
-    p.options = options_for(total, leaf_bytes_v<E> + sizeof(D));
-    const index_t items = p.layout.plan.items;
+    const index_t items = plan.runs.plan.items;
     if constexpr (is_thread_pool_device_v<Device>) {
 #if defined(EIGEN_USE_THREADS)
-        const int threads = static_cast<int>(std::min<index_t>(threads_for(bytes, device.numThreads()), items));
-        if (threads > 1) {
-            run_items_on_pool(p, items, device, threads);
+        if (plan.pass.threads > 1) {
+            run_items_on_pool(pass, items, device, plan.pass.threads);
             return;
         }
 #endif
     }
-    (void)bytes;
     (void)device;
-    p.run(0, items);
+    pass.run(0, items);
 }
 
-/// The pass itself, once check_before_write has passed: the fused loop where every leaf and the destination
-/// are arrays in memory and the device a CPU's (one flat run where the operands allow, else runs over the
-/// iteration space), else Eigen's executor over the lowered expression.
+template <class Dst, class E, class Device>
+void run_through_temporary(Dst& dst, const E& e, const Device& device);
+
+/// The one switch: runs an elementwise plan (plan_elementwise, plan_flat) with the executor of its route.
+template <class Dst, class E, class Device, int R, std::size_t M>
+void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<R, M>& plan) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+    constexpr route fixed = static_route<D, E, Device>();
+    // A plan of the expression's own operands (not plan_flat's, which has no space to run).
+    constexpr bool spaced = R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1;
+    static_assert(fixed != route::eigen || eigen_tensor<D>,
+                  "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
+                  "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
+                  "(DefaultDevice, ThreadPoolDevice)");
+    switch (plan.path) {
+    case route::nothing:
+        return;
+    case route::through_temporary:
+        run_through_temporary(dst, e, device);
+        return;
+    case route::flat:
+        if constexpr (fixed == route::runs) {
+            if constexpr (has_view_v<D>)
+                run_fused(destination_view(dst).data, plan.elements, e, device, plan.pass);
+        }
+        return;
+    case route::runs:
+        if constexpr (fixed == route::runs && spaced)
+            run_strided<DstScalar>(destination_view(dst).data, plan, e, device);
+        return;
+    case route::gpu:
+        if constexpr (fixed == route::gpu && spaced)
+            gpu::run(destination_view(dst).data, plan.space, e, device); // mixt's own kernel (gpu.hpp)
+        return;
+    case route::eigen:
+        if constexpr (fixed == route::eigen && eigen_tensor<D>) {
+            constexpr int RD = array_traits<D>::rank;
+            dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, RD>(e, shape_of(dst));
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+/// The elementwise pass of e into dst once every check has passed: planned, then executed. Where dst and every
+/// leaf are plain tensors or maps of dst's shape, the flat plan without building views.
 template <class Dst, class E, class Device>
 void run_checked(Dst& dst, const E& e, const Device& device) {
     using D = std::remove_cvref_t<Dst>;
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
-    constexpr int R = array_traits<D>::rank; // the expression's rank or more: it broadcasts to the destination
     if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
         if (same_shape_leaves(dst, e)) {
-            run_fused(dst.data(), dst.size(), e, device);
+            execute(dst, e, device, plan_flat<DstScalar, E>(dst.size(), device));
             return;
         }
     }
-    if constexpr (fusable_v<E> && has_view_v<D> && (cpu_device_v<Device> || gpu_device_v<Device>)) {
-        const auto out = destination_view(dst);
-        const auto views = leaf_views_of(e);
-        constexpr std::size_t M = std::tuple_size_v<std::remove_const_t<decltype(views)>> + 1;
-        std::array<shape_t<R>, M> strides{};
-        strides[0] = out.strides;
-        std::apply(
-            [&](const auto&... v) {
-                std::size_t k = 1;
-                ((strides[k++] = broadcast_view<R>(v, out.dims).strides), ...);
-            },
-            views);
-        const bool row_major = array_traits<D>::layout == static_cast<int>(Eigen::RowMajor);
-        const auto space = make_space<R, M>(out.dims, strides, row_major);
-        if constexpr (gpu_device_v<Device>) {
-            gpu::run(out.data, space, e, device); // mixt's own kernel (gpu.hpp)
-            return;
-        }
-        index_t total = 1;
-        for (int d = 0; d < space.rank; ++d) total *= space.dims[static_cast<std::size_t>(d)];
-        if (total == 0) return;
-        bool flat = true;
-        for (std::size_t k = 0; k < M; ++k) flat = flat && space.flat(k);
-        if (flat) {
-            // Every operand is the destination's shape and contiguous in its order: one flat run.
-            run_fused(out.data, total, e, device);
-        } else {
-            run_strided<DstScalar, R>(out.data, space, e, device);
-        }
-    } else if constexpr (eigen_tensor<D>) {
-        static_assert(!eigen_dense<D>);
-        const auto shape = shape_of(dst);
-        index_t total = 1;
-        for (const index_t d : shape) total *= d;
-        if (total == 0) return; // nothing to write (and Eigen's broadcast wants no empty operand)
-        dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, R>(e, shape);
-    } else {
-        static_assert(fusable_v<E> && cpu_device_v<Device>,
-                      "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
-                      "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
-                      "(DefaultDevice, ThreadPoolDevice)");
-    }
+    execute(dst, e, device, plan_elementwise(dst, e, device));
 }
 
-/// `assign(dst, r)` for a reduction r whose dtype is dst's, written straight into dst where its elements are
-/// contiguous in r's layout and overlap no operand of r (none that lies in memory mixt cannot see either: an
-/// Eigen expression leaf). Returns false, having done nothing, otherwise: the caller then reduces into a
-/// tensor of its own and assigns that. Every check (the shapes included) comes before the first write.
+/// The executor of route::reduce_into_destination (reduces_into_destination decided it): the reduction r
+/// written straight into dst's memory. Every check (the shapes included) comes before the first write.
 template <class Dst, class Red, class Device>
-bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
+void reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
     constexpr int R = Red::rank;
     const auto v = destination_view(dst);
-    const auto contiguous = contiguous_strides<R>(v.dims, Red::layout == static_cast<int>(Eigen::RowMajor));
-    for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
-        if (v.dims[d] > 1 && v.strides[d] != contiguous[d]) return false;
-    const auto dst_extent = byte_extent(v); // (not a structured binding: Clang 14 cannot capture one)
-    const std::uintptr_t dst_first = dst_extent.first, dst_last = dst_extent.second;
-    bool apart = true;
-    auto check = [&](const auto& x) {
-        const auto o = operand_view_for_overlap(x);
-        if constexpr (std::is_same_v<decltype(o), const int>) {
-            apart = false;
-        } else {
-            const auto [first, last] = byte_extent(o);
-            apart = apart && (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last);
-        }
-    };
-    for_each_operand(r, check);
-    if (!apart) return false;
     // A result that broadcasts to dst (a [1, n] sum into [m, n]) goes into a tensor of its own shape, then
     // stretched into dst by an elementwise pass.
     reduction_tensor_t<Red> own;
@@ -261,7 +236,6 @@ bool reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
         return own.data();
     });
     if (stretched) run_checked(dst, leaf<typename Red::policy, const reduction_tensor_t<Red>&>{{}, own}, device);
-    return true;
 }
 
 /// The pass through a temporary, for a destination and an operand that may share memory without both being
@@ -373,26 +347,25 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             typename G::buffers buffers(device.stream());
             assign(static_cast<Dst&&>(dst), G::materialize(e, device, buffers), device);
         } else {
-            // A reduction of dst's dtype, straight into dst's memory where it can (reduce_into_destination);
+            // A reduction of dst's dtype, straight into dst's memory where it can (choose_reduction_route);
             // else the reductions first (each into a tensor of its own result's size), then the elementwise pass.
-            if constexpr (is_reduction<Ex>::value && detail::has_view_v<D> && std::is_same_v<DstScalar, value_t<Ex>> &&
-                          Ex::rank == detail::array_traits<D>::rank)
-                if (detail::reduce_into_destination(dst, e, device)) return;
+            if (detail::choose_reduction_route<Dst, E, Device>(dst, e) == route::reduce_into_destination) {
+                if constexpr (detail::may_reduce_into_v<D, E>) detail::reduce_into_destination(dst, e, device);
+                return;
+            }
             assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
         }
     } else {
         if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
             if (detail::same_shape_leaves(dst, e)) {
-                // The common case, checked and run without building strided views.
+                // The common case, checked and planned without building strided views.
                 detail::check_flat(dst, e, "assign");
-                detail::run_fused(dst.data(), dst.size(), e, device);
+                detail::execute(dst, e, device, detail::plan_flat<DstScalar, E>(dst.size(), device));
                 return;
             }
         }
-        if (detail::check_assign(dst, e, "assign"))
-            detail::run_through_temporary(dst, e, device);
-        else
-            detail::run_checked(dst, e, device);
+        const bool through_temporary = detail::check_assign(dst, e, "assign");
+        detail::execute(dst, e, device, detail::plan_elementwise(dst, e, device, through_temporary));
     }
 }
 

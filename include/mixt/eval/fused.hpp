@@ -27,6 +27,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/dtype/convert.hpp"
+#include "mixt/eval/device.hpp"
 #include "mixt/eval/kernel.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/space.hpp"
@@ -892,15 +893,6 @@ inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexce
     return {use_streaming(n, bytes_per_element),
             static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes && software_prefetch_pays()};
 }
-
-/// Whether a device is Eigen's ThreadPoolDevice (only where EIGEN_USE_THREADS makes it exist).
-template <class Device>
-inline constexpr bool is_thread_pool_device_v =
-#if defined(EIGEN_USE_THREADS)
-    std::is_same_v<Device, Eigen::ThreadPoolDevice>;
-#else
-    false;
-#endif
 
 /// The fewest bytes (leaves read plus result written) a pass on a ThreadPoolDevice gives each thread it takes:
 /// waking a pool thread and handing it work costs about what a core takes to move this much from the caches,

@@ -28,10 +28,10 @@
 #include <string>
 #include <type_traits>
 
+#include "mixt/eval/device.hpp"
 #include "mixt/eval/kernel.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/space.hpp"
-#include "mixt/eval/strided.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/functors.hpp"
 
@@ -39,9 +39,6 @@ namespace mixt::detail {
 
 /// Whether assign runs mixt's GPU kernel on a Device: an Eigen::GpuDevice, where nvcc compiles the program
 /// with EIGEN_USE_GPU.
-template <class Device>
-inline constexpr bool gpu_device_v = false;
-
 // The device nodes below are host functions too (and compile without nvcc), so that a test can run the GPU's
 // per-element and reduction logic on the CPU (test/eval/gpu_reduce_test.cpp); the kernels need nvcc.
 #if defined(__CUDACC__)
@@ -308,9 +305,6 @@ struct binder {
 } // namespace gpu
 
 #if defined(EIGEN_USE_GPU) && defined(__CUDACC__)
-
-template <>
-inline constexpr bool gpu_device_v<Eigen::GpuDevice> = true;
 
 namespace gpu {
 

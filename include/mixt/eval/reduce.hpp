@@ -44,6 +44,7 @@
 #include "mixt/errors.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
+#include "mixt/eval/plan.hpp"
 #include "mixt/eval/pool.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/eval/strided.hpp"
@@ -1054,15 +1055,6 @@ void run_reduce_tasks(index_t tasks, const Device& device, int threads, const Ta
     task(index_t{0}, tasks);
 }
 
-template <class Device>
-int device_threads(const Device& device) {
-    if constexpr (is_thread_pool_device_v<Device>)
-        return device.numThreads();
-    else {
-        (void)device;
-        return 1;
-    }
-}
 
 template <class Red>
 using reduction_tensor_t =
@@ -1594,6 +1586,41 @@ inline constexpr index_t short_row_stream = stream_fold<Op, A>::grouping_free ? 
 inline constexpr index_t short_rows_values = 4096;
 
 /// reduce_into for an operand without reductions inside.
+/// How a reduction's rows are computed (the reduction's part of the plan, chosen by choose_reduce_strategy):
+enum class reduce_strategy {
+    first_extremes,       ///< argmin/argmax of one f16/bf16 array, a row a contiguous run: one scan per row
+    short_rows_across,    ///< rows of one column of at most short_row_stream values, folded side by side
+    short_rows_in_blocks, ///< the same rows, their lanes made and ended a block of rows at a time
+    streams,              ///< each row's stream folded into lanes, in super-blocks (tasks), combined pairwise
+};
+
+inline const char* name(reduce_strategy s) {
+    switch (s) {
+    case reduce_strategy::first_extremes: return "first_extremes";
+    case reduce_strategy::short_rows_across: return "short_rows_across";
+    case reduce_strategy::short_rows_in_blocks: return "short_rows_in_blocks";
+    case reduce_strategy::streams: return "streams";
+    }
+    return "?";
+}
+
+/// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan).
+template <class Op, class A, class Kern, class Plan>
+reduce_strategy choose_reduce_strategy(const Plan& plan) {
+#if MIXT_SIMD_AVX512
+    if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
+        // Each row of the result one contiguous run of the array, and one task (a super-block) per row.
+        if (plan.columns == 1 && plan.per_row == 1 && plan.box.flat(1)) return reduce_strategy::first_extremes;
+    }
+#endif
+    if constexpr (!Op::indexed) {
+        if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>)
+            return plan.stream <= lane_group || transposes_rows_v<Op, A> ? reduce_strategy::short_rows_across
+                                                                         : reduce_strategy::short_rows_in_blocks;
+    }
+    return reduce_strategy::streams;
+}
+
 template <class Red, class C, class Device, class OutFor>
 void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor& out_for) {
     constexpr int R = std::remove_cvref_t<C>::rank;
@@ -1632,12 +1659,12 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                 ahead_end = reinterpret_cast<const void*>(hi);
         }
     }
-    const std::size_t bytes = static_cast<std::size_t>(stream) * static_cast<std::size_t>(rows) * (leaf_bytes_v<C> + 1);
-    const int threads = threads_for(bytes, device_threads(device));
+    const pass_decision pass = decide_reduction_pass<C>(plan, device); // threads and prefetch: the plan's
+    const int threads = pass.threads;
+    const reduce_strategy strategy = choose_reduce_strategy<Op, A, Kern>(plan);
 #if MIXT_SIMD_AVX512
     if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
-        // Each row of the result one contiguous run of the array, and one task (a super-block) per row.
-        if (columns == 1 && per_row == 1 && box.flat(1)) {
+        if (strategy == reduce_strategy::first_extremes) {
             first_extremes_of_rows<Op>(std::get<0>(views).data, stream, rows, row_bases, o, ahead_end, device, threads);
             return;
         }
@@ -1649,7 +1676,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     // stream's lanes and their end from it for row_batch rows at once, the same values as stream_fold's, and
     // each row's result is stored as it is made.
     if constexpr (!Op::indexed) {
-    if (columns == 1 && supers == 1 && stream <= short_row_stream<Op, A>) {
+    if (strategy == reduce_strategy::short_rows_across || strategy == reduce_strategy::short_rows_in_blocks) {
         const auto rows_source = std::apply(
             [&](const auto&... v) {
                 using S_ = reduce_source<A, Kern, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
@@ -1657,7 +1684,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             },
             views);
         constexpr index_t row_batch = 8;
-        if (stream <= lane_group || transposes_rows_v<Op, A>) {
+        if (strategy == reduce_strategy::short_rows_across) {
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
             const A* direct = nullptr;
@@ -1710,7 +1737,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     }
 
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
-    const bool prefetch = options_for(stream * rows, leaf_bytes_v<C>).prefetch; // the fused loop's rule
+    const bool prefetch = pass.options.prefetch;
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);

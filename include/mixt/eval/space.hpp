@@ -210,6 +210,12 @@ auto shape_of(const X& x) {
     }
 }
 
+/// The strided views of an expression's leaves, in the order of the tree (the order of kernel_args' pointers).
+template <class E>
+auto leaf_views_of(const E& e) {
+    return map_leaves(e, [](const auto& l) { return view_of(l.x); });
+}
+
 // --- Broadcasting ---------------------------------------------------------------------------------------------
 
 template <class A, class B>

@@ -24,11 +24,6 @@
 
 namespace mixt::detail {
 
-/// The strided views of an expression's leaves, in the order of the tree (the order of kernel_args' pointers).
-template <class E>
-auto leaf_views_of(const E& e) {
-    return map_leaves(e, [](const auto& l) { return view_of(l.x); });
-}
 
 /// How many of the first I elements of the tuple type Tuple are pointers (leaf pointers of kernel_args).
 template <class Tuple, std::size_t I>

@@ -1,0 +1,159 @@
+#ifndef MIXT_EVAL_EXPLAIN_HPP
+#define MIXT_EVAL_EXPLAIN_HPP
+
+// `mixt::explain(dst, e [, device])` and `mixt::explain(e [, device])`: the plan that `assign(dst, e, device)`
+// or `eval(e, device)` would run, as text, after the same checks (a check that fails throws the same error) and
+// without writing anything. One `key: value` line each:
+//   route      the executor (mixt::route: flat, runs, through_temporary, reduce_into_destination, ...)
+//   result     the destination's dtype and shape
+//   space      the iteration space: dimensions in the destination's memory order, innermost last, and each
+//              operand's strides in elements (the destination first; 0 where an operand is broadcast)
+//   runs       how a `runs` pass is cut: runs, elements per run, the operands staged (copied) per run
+//   loop       the fused loop the kernel compiles to on this target, and its SIMD width
+//   threads    the threads the pass takes (decide_pass)
+//   stores     streaming stores, software prefetch
+//   reduction  for a reduction at the root: kind, strategy, output rows, stream per row, columns, lanes,
+//              block and super-block sizes, tasks
+// The route and the decisions are the ones the evaluation takes (eval/plan.hpp); the lines are for a reader.
+
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include "mixt/eval/assign.hpp"
+#include "mixt/eval/plan.hpp"
+#include "mixt/eval/reduce.hpp"
+
+namespace mixt {
+
+namespace detail {
+
+template <class T, int R>
+std::string result_text(const shape_t<R>& dims) {
+    return std::string(name(dtype_of_v<T>)) + " " + shape_text(dims);
+}
+
+template <class D, class K>
+std::string loop_text() {
+    if constexpr (wide_loop_v<D, K>)
+        return "16-lane (AVX-512)";
+    else if constexpr (word_loop_v<D, K>)
+        return "32-lane words (AVX-512)";
+    else if constexpr (block_loop_v<false, D, K>)
+        return "blocks of 64 elements (vectorized by the compiler)";
+    else if constexpr (simd::avx2)
+        return "8-lane (AVX2)";
+    else
+        return "8-lane portable batches";
+}
+
+template <std::size_t N>
+std::string dims_text(const std::array<index_t, N>& a, int rank) {
+    std::ostringstream s;
+    s << '[';
+    for (int d = 0; d < rank; ++d) s << (d ? ", " : "") << a[static_cast<std::size_t>(d)];
+    s << ']';
+    return s.str();
+}
+
+template <class D, class E, int R, std::size_t M>
+void explain_pass(std::ostringstream& out, const elementwise_plan<R, M>& plan) {
+    out << "route: " << name(plan.path) << '\n';
+    if (plan.path == route::flat || plan.path == route::runs || plan.path == route::gpu) {
+        out << "space: dims " << dims_text(plan.space.dims, plan.space.rank) << ", strides";
+        for (std::size_t k = 0; k < M; ++k)
+            out << (k ? " " : " dst ") << (k ? "op" + std::to_string(k) + " " : "")
+                << dims_text(plan.space.strides[k], plan.space.rank);
+        out << '\n';
+    }
+    if (plan.path == route::runs) {
+        std::size_t staged = 0;
+        for (std::size_t k = 0; k < M; ++k) staged += plan.runs.direct[k] ? 0 : 1;
+        const run_plan& r = plan.runs.plan;
+        out << "runs: " << r.items << " of " << (r.rows > 1 ? r.rows * plan.space.inner() : r.piece)
+            << " elements, staged operands " << staged << '\n';
+    }
+    if constexpr (static_route<D, E, Eigen::DefaultDevice>() == route::runs)
+        out << "loop: " << loop_text<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>,
+                                     decltype(make_kernel<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>>(
+                                         std::declval<const E&>()))>()
+            << '\n';
+    out << "threads: " << plan.pass.threads << '\n';
+    out << "stores: " << (plan.pass.options.stream ? "streaming" : "plain")
+        << (plan.pass.options.prefetch ? ", prefetch" : "") << '\n';
+}
+
+template <class Red, class Device>
+void explain_reduction(std::ostringstream& out, const Red& r, const Device& device) {
+    using C = typename Red::child_type;
+    out << "reduction: " << reduce_name(Red::kind);
+    if constexpr (fusable_v<C> && !has_reduction_v<C>) {
+        using A = typename Red::accumulator_type;
+        using Op = reduce_op<Red::kind, A>;
+        using Kern = decltype(make_kernel<A>(r.child));
+        const auto plan = make_reduce_plan(r, r.child);
+        const pass_decision pass = decide_reduction_pass<C>(plan, device);
+        out << ", result " << result_text<value_t<Red>, Red::rank>(plan.out_shape) << ", strategy " << name(choose_reduce_strategy<Op, A, Kern>(plan)) << ", rows " << plan.rows << ", stream "
+            << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block
+            << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
+        out << "threads: " << pass.threads << '\n';
+        out << "stores: plain" << (pass.options.prefetch ? ", prefetch" : "") << '\n';
+    } else {
+        out << ", its operand evaluated first (it holds a reduction or an Eigen expression)\n";
+    }
+}
+
+} // namespace detail
+
+/// The plan of `assign(dst, e, device)` as text (the header's lines), after the same checks; nothing is written.
+template <class Dst, class E, class Device = Eigen::DefaultDevice>
+    requires(eigen_array<Dst> && mixt_expression<E>)
+std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+    std::ostringstream out;
+    if constexpr (detail::has_reduction_v<E>) {
+        const route path = detail::choose_reduction_route<Dst, E, Device>(dst, e);
+        out << "route: " << name(path) << '\n';
+        out << "result: " << detail::result_text<DstScalar, detail::array_traits<D>::rank>(detail::shape_of(dst)) << '\n';
+        (void)device;
+        if constexpr (is_reduction<std::remove_cvref_t<E>>::value) detail::explain_reduction(out, e, device);
+    } else {
+        bool through_temporary = false;
+        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D>)
+            if (detail::same_shape_leaves(dst, e)) detail::check_flat(dst, e, "explain");
+        through_temporary = detail::check_assign(dst, e, "explain");
+        const auto plan = detail::plan_elementwise(dst, e, device, through_temporary);
+        std::ostringstream pass;
+        detail::explain_pass<D, E>(pass, plan);
+        const std::string text = pass.str();
+        const auto first_line = text.find('\n') + 1;
+        out << text.substr(0, first_line) << "result: "
+            << detail::result_text<DstScalar, detail::array_traits<D>::rank>(detail::shape_of(dst)) << '\n'
+            << text.substr(first_line);
+    }
+    return out.str();
+}
+
+/// The plan of `eval(e, device)` as text: that of assigning e into a new result of its shape.
+template <class E, class Device = Eigen::DefaultDevice>
+    requires mixt_expression<E>
+std::string explain(const E& e, const Device& device = Device{}) {
+    using Result = detail::eval_result_t<value_t<E>, E>;
+    constexpr int R = std::remove_cvref_t<E>::rank;
+    if constexpr (is_reduction<std::remove_cvref_t<E>>::value) {
+        std::ostringstream out;
+        out << "route: " << name(route::reduce_into_new) << '\n';
+        detail::explain_reduction(out, e, device);
+        return out.str();
+    } else if constexpr (detail::has_reduction_v<E>) {
+        return std::string("route: ") + name(route::reductions_first) + "\n";
+    } else {
+        Result result = detail::make_result<Result, R>(detail::broadcast_shape(e, "explain"));
+        return explain(result, e, device);
+    }
+}
+
+} // namespace mixt
+
+#endif // MIXT_EVAL_EXPLAIN_HPP
