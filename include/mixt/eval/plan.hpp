@@ -91,14 +91,19 @@ pass_decision decide_reduction_pass(const Plan& plan, const Device& device) {
     return decide_pass(plan.stream * plan.rows, leaf_bytes_v<C>, 1, device, -1, false);
 }
 
-/// The leaf views' element types of E, as a strided pass writing D over R dimensions takes them.
+/// The strided pass (strided.hpp) of E writing D over R dimensions: its kernel, and its leaves' element types
+/// (a type computation without lambdas, which nvcc's front end rejects in an alias template).
+template <class D, class K, int R>
+struct strided_pass_for {
+    template <class... Ts>
+    using fn = strided_pass<D, K, R, Ts...>;
+};
+template <class L>
+using leaf_scalar_t = view_scalar_t<typename L::eigen_type>;
 template <class D, class E, int R>
-using strided_pass_of = decltype(std::apply(
-    [](const auto&... v) {
-        return strided_pass<D, decltype(make_kernel<D>(std::declval<const E&>())), R,
-                            std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>{};
-    },
-    leaf_views_of(std::declval<const E&>())));
+using strided_pass_of =
+    boost::mp11::mp_apply_q<strided_pass_for<D, decltype(make_kernel<D>(std::declval<const E&>())), R>,
+                            boost::mp11::mp_transform<leaf_scalar_t, leaf_list_t<E>>>;
 
 /// The plan of an elementwise pass of e into the view `out` (rank R, M operands with the destination first).
 template <int R, std::size_t M>
