@@ -85,7 +85,6 @@ EIGEN_DEVICE_FUNC constexpr To bit_cast(const From& x) noexcept {
 EIGEN_DEVICE_FUNC constexpr std::uint32_t f32_bits(float x) noexcept { return bit_cast<std::uint32_t>(x); }
 EIGEN_DEVICE_FUNC constexpr float f32_from_bits(std::uint32_t b) noexcept { return bit_cast<float>(b); }
 EIGEN_DEVICE_FUNC constexpr std::uint64_t f64_bits(double x) noexcept { return bit_cast<std::uint64_t>(x); }
-EIGEN_DEVICE_FUNC constexpr double f64_from_bits(std::uint64_t b) noexcept { return bit_cast<double>(b); }
 
 // NaN tests on the bits, not x != x, so they survive -ffast-math and are constant expressions.
 EIGEN_DEVICE_FUNC constexpr bool is_nan(float x) noexcept { return (f32_bits(x) & 0x7fffffffu) > 0x7f800000u; }

@@ -166,8 +166,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     using D = std::remove_cvref_t<Dst>;
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     constexpr route fixed = static_route<D, E, Device>();
-    // A plan of the expression's own operands (not plan_flat's, which has no space to run).
-    constexpr bool spaced = R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1;
+    static_assert(R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1);
     static_assert(fixed != route::eigen || eigen_tensor<D>,
                   "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
                   "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
@@ -176,7 +175,9 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     case route::nothing:
         return;
     case route::through_temporary:
-        run_through_temporary(dst, e, device);
+        // (Only where a destination or a leaf has no view, which also makes the route Eigen's: no other
+        // instantiation copies through Eigen's executor.)
+        if constexpr (fixed == route::eigen) run_through_temporary(dst, e, device);
         return;
     case route::flat:
         if constexpr (fixed == route::runs) {
@@ -185,11 +186,11 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
         }
         return;
     case route::runs:
-        if constexpr (fixed == route::runs && spaced)
+        if constexpr (fixed == route::runs)
             run_strided<DstScalar>(destination_view(dst).data, plan, e, device);
         return;
     case route::gpu:
-        if constexpr (fixed == route::gpu && spaced)
+        if constexpr (fixed == route::gpu)
             gpu::run(destination_view(dst).data, plan.space, e, device); // mixt's own kernel (gpu.hpp)
         return;
     case route::eigen:
@@ -203,19 +204,10 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     }
 }
 
-/// The elementwise pass of e into dst once every check has passed: planned, then executed. Where dst and every
-/// leaf are plain tensors or maps of dst's shape, the flat plan without building views.
+/// The elementwise pass of e into dst once every check has passed: planned (plan_of), then executed.
 template <class Dst, class E, class Device>
 void run_checked(Dst& dst, const E& e, const Device& device) {
-    using D = std::remove_cvref_t<Dst>;
-    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
-    if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
-        if (same_shape_leaves(dst, e)) {
-            execute(dst, e, device, plan_flat<DstScalar, E>(dst.size(), device));
-            return;
-        }
-    }
-    execute(dst, e, device, plan_elementwise(dst, e, device));
+    execute(dst, e, device, plan_of(dst, e, device));
 }
 
 /// The executor of route::reduce_into_destination (reduces_into_destination decided it): the reduction r
@@ -347,9 +339,9 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             typename G::buffers buffers(device.stream());
             assign(static_cast<Dst&&>(dst), G::materialize(e, device, buffers), device);
         } else {
-            // A reduction of dst's dtype, straight into dst's memory where it can (choose_reduction_route);
-            // else the reductions first (each into a tensor of its own result's size), then the elementwise pass.
-            if (detail::choose_reduction_route<Dst, E, Device>(dst, e) == route::reduce_into_destination) {
+            // A reduction of dst's dtype, straight into dst's memory where the plan says so; else the reductions
+            // first (each into a tensor of its own result's size), then the elementwise pass.
+            if (detail::plan_of(dst, e, device).path == route::reduce_into_destination) {
                 if constexpr (detail::may_reduce_into_v<D, E>) detail::reduce_into_destination(dst, e, device);
                 return;
             }
@@ -358,14 +350,13 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
     } else {
         if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
             if (detail::same_shape_leaves(dst, e)) {
-                // The common case, checked and planned without building strided views.
-                detail::check_flat(dst, e, "assign");
-                detail::execute(dst, e, device, detail::plan_flat<DstScalar, E>(dst.size(), device));
+                detail::check_flat(dst, e, "assign"); // the common case, checked without building strided views
+                detail::execute(dst, e, device, detail::plan_of(dst, e, device));
                 return;
             }
         }
         const bool through_temporary = detail::check_assign(dst, e, "assign");
-        detail::execute(dst, e, device, detail::plan_elementwise(dst, e, device, through_temporary));
+        detail::execute(dst, e, device, detail::plan_of(dst, e, device, through_temporary));
     }
 }
 

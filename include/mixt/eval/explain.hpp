@@ -113,17 +113,14 @@ std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     std::ostringstream out;
     if constexpr (detail::has_reduction_v<E>) {
-        const route path = detail::choose_reduction_route<Dst, E, Device>(dst, e);
+        const route path = detail::plan_of(dst, e, device).path;
         out << "route: " << name(path) << '\n';
         out << "result: " << detail::result_text<DstScalar, detail::array_traits<D>::rank>(detail::shape_of(dst)) << '\n';
         (void)device;
         if constexpr (is_reduction<std::remove_cvref_t<E>>::value) detail::explain_reduction(out, e, device);
     } else {
-        bool through_temporary = false;
-        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D>)
-            if (detail::same_shape_leaves(dst, e)) detail::check_flat(dst, e, "explain");
-        through_temporary = detail::check_assign(dst, e, "explain");
-        const auto plan = detail::plan_elementwise(dst, e, device, through_temporary);
+        const bool through_temporary = detail::check_assign(dst, e, "explain");
+        const auto plan = detail::plan_of(dst, e, device, through_temporary);
         std::ostringstream pass;
         detail::explain_pass<D, E>(pass, plan);
         const std::string text = pass.str();

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "mixt/eval/gpu.hpp"
-#include "mixt/eval/reduce.hpp"
+#include "mixt/eval/reduce_plan.hpp"
 
 namespace mixt::detail {
 

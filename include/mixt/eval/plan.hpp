@@ -175,15 +175,19 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
     return plan;
 }
 
-/// The plan of a flat pass of n elements of D, for the common case checked without views (check_flat).
-template <class D, class E, class Device>
-elementwise_plan<1, 1> plan_flat(index_t n, const Device& device) {
-    elementwise_plan<1, 1> plan;
+/// The plan of a flat pass of n elements into a destination of type Dst, for the common case checked without
+/// views (check_flat: a tensor or map, every leaf one of its shape).
+template <class Dst, class E, class Device>
+auto plan_flat(index_t n, const Device& device) {
+    using D = std::remove_cvref_t<Dst>;
+    elementwise_plan<array_traits<D>::rank, boost::mp11::mp_size<leaf_list_t<E>>::value + 1> plan;
     plan.path = n == 0 ? route::nothing : route::flat;
     plan.elements = n;
+    plan.space.rank = 1;
     plan.space.dims[0] = n;
-    plan.space.strides[0][0] = 1;
-    plan.pass = decide_pass(n, leaf_bytes_v<E>, sizeof(D), device);
+    for (auto& s : plan.space.strides) s[0] = 1;
+    plan.pass = decide_pass(n, leaf_bytes_v<E>, sizeof(std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>),
+                            device);
     return plan;
 }
 
@@ -241,6 +245,29 @@ route choose_reduction_route(Dst& dst, const E& e) {
         (void)dst;
         (void)e;
         return route::reductions_first;
+    }
+}
+
+/// The one function that chooses how `assign(dst, e, device)` runs, for every expression and device, once every
+/// check has passed (`through_temporary`: check_assign's verdict): with a reduction inside, the reduction's
+/// route (choose_reduction_route); plain tensors of dst's shape, one flat pass planned without views
+/// (plan_flat); otherwise the iteration space's plan (plan_elementwise). `eval(e)` is this plan for its new
+/// result, but for a reduction at its root, whose result is allocated by the reduction itself (route
+/// reduce_into_new).
+template <class Dst, class E, class Device>
+auto plan_of(Dst& dst, const E& e, const Device& device, bool through_temporary = false) {
+    using D = std::remove_cvref_t<Dst>;
+    if constexpr (has_reduction_v<E>) {
+        elementwise_plan<array_traits<D>::rank, boost::mp11::mp_size<leaf_list_t<E>>::value + 1> plan;
+        plan.path = choose_reduction_route<Dst, E, Device>(dst, e);
+        (void)through_temporary;
+        (void)device;
+        return plan;
+    } else {
+        if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
+            if (!through_temporary && same_shape_leaves(dst, e)) return plan_flat<D, E>(dst.size(), device);
+        }
+        return plan_elementwise(dst, e, device, through_temporary);
     }
 }
 

@@ -4,7 +4,6 @@
 // Splitting a pass over [0, items) into pieces on an Eigen::ThreadPoolDevice: the fused loop's passes
 // (assign.hpp), strided passes over runs, and reduction tasks (reduce.hpp) all run through run_in_pieces.
 
-#if defined(EIGEN_USE_THREADS)
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -14,8 +13,11 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "mixt/eval/device.hpp"
+
 namespace mixt::detail {
 
+#if defined(EIGEN_USE_THREADS)
 /// How many pieces run_in_pieces cuts a pass into per thread.
 inline constexpr int pieces_per_thread = 4;
 
@@ -66,7 +68,23 @@ void run_in_pieces(Eigen::Index items, Eigen::Index granule, const Eigen::Thread
     if (state->failure) std::rethrow_exception(state->failure);
 }
 
-} // namespace mixt::detail
+#endif // EIGEN_USE_THREADS
+
+/// Runs task(first, last) over [0, tasks) on `threads` threads of the device (the caller one of them), pieces
+/// taken in turn from a shared counter (run_in_pieces); on any other device on the calling thread.
+template <class Device, class Task>
+void run_reduce_tasks(Eigen::Index tasks, const Device& device, int threads, const Task& task) {
+#if defined(EIGEN_USE_THREADS)
+    if constexpr (is_thread_pool_device_v<Device>) {
+        run_in_pieces(tasks, 1, device, threads, task);
+        return;
+    }
 #endif
+    (void)device;
+    (void)threads;
+    task(Eigen::Index{0}, tasks);
+}
+
+} // namespace mixt::detail
 
 #endif // MIXT_EVAL_POOL_HPP

@@ -190,8 +190,6 @@ struct defined_join<Operation, Policy, op::verdict::not_for_kind, Nodes...> {
     using error = ::mixt::operation_error::not_defined_for_dtype<Operation, join_t<Policy, Nodes...>>;
     using type = join_t<Policy, Nodes...>;
 };
-template <class Operation, class Policy, op::verdict V, class... Nodes>
-using defined_join_t = typename defined_join<Operation, Policy, V, Nodes...>::type;
 
 // Rule 1 with a kind restriction.
 template <class Operation, template <class> class Allowed>

@@ -76,9 +76,6 @@ namespace mixt::simd {
 /// Whether batches are AVX2 registers (true) or arrays converted lane by lane (false).
 inline constexpr bool avx2 = MIXT_SIMD_AVX2 != 0;
 
-/// Whether f16 <-> f32 batch conversions use F16C instructions (else a per-lane loop).
-inline constexpr bool f16c = MIXT_SIMD_F16C != 0;
-
 /// Whether the fused loop has 16-lane AVX-512 batches (mixt/simd/wide.hpp) besides the 8-lane ones.
 inline constexpr bool avx512 = MIXT_SIMD_AVX512 != 0;
 

@@ -1,0 +1,285 @@
+#ifndef MIXT_EVAL_REDUCE_ROWS_HPP
+#define MIXT_EVAL_REDUCE_ROWS_HPP
+
+// The CPU's reductions of short rows and of f16/bf16 rows by argmin/argmax: many output rows at a time, folded
+// side by side into the lanes and the end of block that the stream's fold (eval/reduce_stream.hpp) would make,
+// so the same bits (reduce_strategy::short_rows_across, short_rows_in_blocks, first_extremes).
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/dtype/convert.hpp"
+#include "mixt/eval/pool.hpp"
+#include "mixt/eval/reduce_plan.hpp"
+#include "mixt/eval/reduce_stream.hpp"
+#include "mixt/simd/arch.hpp"
+
+namespace mixt::detail {
+
+#if MIXT_SIMD_AVX512
+/// argmin/argmax (Op) of the rows of one f16 or bf16 array `x`, each row one contiguous run of `n` values at
+/// x + base(row): with_first_extreme_key over the row's first multiple of 32 values, then the others one by
+/// one, each row's index stored at out + out_offset(row). It skips the stream's lanes, blocks and per-row
+/// set-up, a large part of the time for rows of a few thousand values (docs/performance-notes.md, "R6"). A scan
+/// may prefetch up to `ahead_end` (the end of the array where the rows are read in memory order; else null).
+template <class Op, class T, class O, class Rows, class Device>
+void first_extremes_of_rows(const T* x, index_t n, index_t rows, const Rows& row_bases, O* out,
+                            const void* ahead_end, const Device& device, int threads) {
+    const index_t vectored = n / lane_group * lane_group;
+    run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+        for (index_t row = first; row < last; ++row) {
+            const auto [base, out_off] = row_bases(row);
+            const T* const p = x + base[0];
+            auto best = with_first_extreme_key<Op, T>(Op::identity(), p, vectored, 0, ahead_end);
+            for (index_t j = vectored; j < n; ++j) best = Op::combine(best, Op::from(mixt::convert<float>(p[j]), j));
+            out[out_off] = static_cast<O>(best.i);
+        }
+    });
+}
+#endif
+
+/// A stream's values stored in order from stream element `first` on (reduce_source::run's sink).
+template <class A>
+struct copy_sink {
+    A* values;
+    index_t first;
+    void feed(const A* x, index_t n, index_t s0) { std::copy_n(x, n, values + (s0 - first)); }
+};
+
+/// Whether fold_rows_across turns rows into columns in registers (AVX-512, lanes of 4 bytes that fold_vectors
+/// takes), and so takes rows of any length up to a block; otherwise rows of at most lane_group values.
+template <class Op, class A>
+inline constexpr bool transposes_rows_v =
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    folds_batches_v<Op, A> && sizeof(typename Op::lane) == 4;
+#else
+    false;
+#endif
+
+/// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
+/// unless transposes_rows_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
+/// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order
+/// (stream_fold::end_block), the lanes no value reached left out (combining a lane that started at the
+/// identity with the identity gives the same bits: a float sum is never -0 then, a product keeps its NaN,
+/// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows at a time turned
+/// into columns in registers (simd::wide::rows_as_columns) where transposes_rows_v; else, for rows of at most
+/// lane_group values (one value per lane: the lanes' end is the values combined in order from the identity),
+/// each value of 32 rows at once, by a gather with AVX-512 and 8-byte lanes, or one by one.
+template <class Op, class A>
+void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+    using lane = typename Op::lane;
+    const index_t used = std::min(n, lane_group);
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (transposes_rows_v<Op, A>) {
+        typedef lane vec __attribute__((vector_size(64)));
+        constexpr index_t rows_per = 16;
+        if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
+            for (index_t g = 0; g < groups; ++g) {
+                lane* const l = out + g * lane_group;
+                std::fill_n(l, lane_group, Op::identity());
+                fold_vectors<Op, A, lane_group / rows_per>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                    for (index_t v = 0; v < lane_group / rows_per; ++v)
+                        for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+                            const int cols = static_cast<int>(std::min(rows_per, n - c0));
+                            __m512i columns[rows_per];
+                            simd::wide::rows_as_columns(x + (g * lane_group + v * rows_per) * n + c0, n, cols, columns);
+                            for (int j = 0; j < cols; ++j) {
+                                vec xv;
+                                std::memcpy(&xv, &columns[j], sizeof(vec)); // A's bits are the lane's
+                                visit(v, xv);
+                            }
+                        }
+                });
+            }
+            return;
+        }
+        alignas(64) lane lanes[lane_group * rows_per]; // lane p of row r at lanes[p * 16 + r]
+        for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
+            const A* const xq = x + q * rows_per * n;
+            std::fill_n(lanes, lane_group * rows_per, Op::identity());
+            fold_vectors<Op, A, lane_group>(lanes, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+                    const int cols = static_cast<int>(std::min(rows_per, n - c0));
+                    __m512i columns[rows_per];
+                    simd::wide::rows_as_columns(xq + c0, n, cols, columns);
+                    for (int j = 0; j < cols; ++j) {
+                        vec xv;
+                        std::memcpy(&xv, &columns[j], sizeof(vec)); // A's bits are the lane's
+                        visit((c0 + j) % lane_group, xv);
+                    }
+                }
+            });
+            lane* const r = out + q * rows_per;
+            std::copy_n(lanes, rows_per, r);
+            fold_vectors<Op, A, 1>(r, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t p = 1; p < used; ++p) {
+                    vec lv;
+                    std::memcpy(&lv, lanes + p * rows_per, sizeof(vec));
+                    visit(0, lv);
+                }
+            });
+        }
+        return;
+    }
+#endif
+    eigen_assert(n <= lane_group);
+    (void)used;
+    for (index_t g = 0; g < groups; ++g) {
+        lane* const l = out + g * lane_group;
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
+        const A* const xg = x + g * lane_group * n;
+#if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loop
+        if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
+            typedef lane vec __attribute__((vector_size(64)));
+            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+#if MIXT_SIMD_AVX512
+            const __m512i offsets = simd::wide::gather_offsets<A>(static_cast<std::int32_t>(n));
+#endif
+            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t j = 0; j < n; ++j)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        const A* const column = xg + v * per_vec * n + j;
+#if MIXT_SIMD_AVX512
+                        const __m512i gathered = simd::wide::gather_lanes(column, offsets);
+                        std::memcpy(&xv, &gathered, sizeof(vec)); // A's bits are the lane's
+#else
+                        alignas(64) A t[per_vec];
+                        for (index_t k = 0; k < per_vec; ++k) t[k] = column[k * n];
+                        std::memcpy(&xv, t, sizeof(vec));
+#endif
+                        visit(v, xv);
+                    }
+            });
+            continue;
+        }
+#endif
+        for (index_t j = 0; j < n; ++j)
+            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xg[p * n + j], 0));
+    }
+}
+
+/// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
+/// fold_vectors at each width (vectors of W lanes, min/max of floats as keys; below 16 bytes still faster than
+/// scalar combines, whose branches a min or max of random values mispredicts).
+#if !defined(__CUDACC__)
+template <class Op, class A, index_t W>
+void halve_lanes(typename Op::lane* l) {
+    using lane = typename Op::lane;
+    typedef lane vec __attribute__((vector_size(W * sizeof(lane))));
+    fold_vectors<Op, A, 1>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+        vec upper;
+        std::memcpy(&upper, l + W, sizeof(vec));
+        visit(0, upper);
+    });
+    if constexpr (W > 1) halve_lanes<Op, A, W / 2>(l);
+}
+#endif
+
+/// The results of Rows streams of one column, each at most one block of `n` values, row h's at x + h * n, as
+/// stream_fold makes them: value j goes into lane j % lane_group, in order, from the identity (the stream's
+/// lanes); the last values, fewer than the lanes, make a whole row of lanes with the identity in the lanes
+/// they do not reach. The block's end is lane 0 combined with
+/// lanes 1, 2, ... in that order (stream_fold::end_block), a chain of dependent combines as long as the lanes:
+/// the rows' chains run side by side here. Lanes from n on, which a stream shorter than the lanes never
+/// reached, hold the identity and are left out: combining a lane that started at the identity with the
+/// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
+/// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
+/// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows.
+template <class Op, class A, index_t Rows, class Store>
+void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
+    using lane = typename Op::lane;
+    alignas(64) lane held[Rows][lane_group];
+    for (index_t h = 0; h < Rows; ++h) {
+        const A* const xr = x + h * n;
+        lane* const l = held[h];
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
+        const index_t whole = n / lane_group * lane_group, rest = n - whole;
+        alignas(64) lane last[lane_group];
+        for (index_t p = 0; p < lane_group; ++p) last[p] = p < rest ? Op::from(xr[whole + p], 0) : Op::identity();
+#if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loops
+        if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
+            typedef lane vec __attribute__((vector_size(64)));
+            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+                for (index_t j = 0; j < whole; j += lane_group)
+                    for (index_t v = 0; v < count; ++v) {
+                        vec xv;
+                        std::memcpy(&xv, xr + j + v * per_vec, sizeof(vec)); // A's bits are the lane's
+                        visit(v, xv);
+                    }
+                for (index_t v = 0; v < count; ++v) {
+                    vec xv;
+                    std::memcpy(&xv, last + v * per_vec, sizeof(vec));
+                    visit(v, xv);
+                }
+            });
+        } else
+#endif
+        {
+            for (index_t j = 0; j < whole; j += lane_group)
+                for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xr[j + p], 0));
+            for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], last[p]);
+        }
+    }
+    if constexpr (stream_fold<Op, A>::grouping_free) {
+        for (index_t h = 0; h < Rows; ++h) {
+            lane* const l = held[h];
+#if !defined(__CUDACC__) // as above
+            if constexpr (folds_batches_v<Op, A>) { // from the fewest lanes that hold the stream's values
+                if (n > 16)
+                    halve_lanes<Op, A, 16>(l);
+                else if (n > 8)
+                    halve_lanes<Op, A, 8>(l);
+                else if (n > 4)
+                    halve_lanes<Op, A, 4>(l);
+                else if (n > 2)
+                    halve_lanes<Op, A, 2>(l);
+                else if (n > 1)
+                    halve_lanes<Op, A, 1>(l);
+            } else
+#endif
+            {
+                for (index_t w = lane_group / 2; w >= 1; w /= 2)
+                    for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
+            }
+            if (h < kept) store(h, l[0]);
+        }
+    } else {
+        const index_t used = std::min(n, lane_group);
+        lane v[Rows];
+        for (index_t h = 0; h < Rows; ++h) v[h] = held[h][0];
+        for (index_t p = 1; p < used; ++p)
+            for (index_t h = 0; h < Rows; ++h) v[h] = Op::combine(v[h], held[h][p]);
+        for (index_t h = 0; h < kept; ++h) store(h, v[h]);
+    }
+}
+
+/// Streams up to this long take reduce_operand's short-row path, in batches of about short_rows_values values:
+/// longer where the lanes' end is a tree (stream_fold::grouping_free) than where it is a chain of lane_group
+/// combines, which the per-row fold overlaps better with a long row's values (docs/performance-notes.md,
+/// "Short rows").
+template <class Op, class A>
+inline constexpr index_t short_row_stream = stream_fold<Op, A>::grouping_free ? 256 : 128;
+inline constexpr index_t short_rows_values = 4096;
+
+} // namespace mixt::detail
+
+#endif // MIXT_EVAL_REDUCE_ROWS_HPP
