@@ -9,6 +9,7 @@
 #define MIXT_MIN_BYTES_PER_THREAD 4096
 
 #include <mixt/eval/assign.hpp>
+#include <mixt/eval/explain.hpp>
 #include <mixt/expr/operators.hpp>
 
 #include <atomic>
@@ -230,6 +231,20 @@ TEST(threadpool_threads, a_pass_wakes_the_threads_its_bytes_are_worth) {
     EXPECT_EQ(tasks_for(4100), 2);  // 12300 bytes: three
     EXPECT_EQ(tasks_for(100000), 3); // the device's four
     for (const Eigen::Index n : {1000, 2731, 4100, 5462, 100000}) EXPECT_EQ(tasks_for(n), expected(n)) << n;
+}
+
+// The plan decides the threads once (decide_pass), and explain prints what the pass takes: here a thread per
+// 4096 bytes moved (MIXT_MIN_BYTES_PER_THREAD above), at most the device's.
+TEST(threadpool_plan, explain_shows_the_threads_the_plan_gives) {
+    Eigen::ThreadPool pool(2);
+    Eigen::ThreadPoolDevice device(&pool, 3);
+    Eigen::Tensor<float, 1> big(1 << 16), small(256), out_big(1 << 16), out_small(256);
+    EXPECT_NE(mixt::explain(out_big, mixt::lazy(big) * 2, device).find("\nthreads: 3\n"), std::string::npos);
+    // 256 floats read and written: 2048 bytes, under one thread's share.
+    EXPECT_NE(mixt::explain(out_small, mixt::lazy(small) * 2, device).find("\nthreads: 1\n"), std::string::npos);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> x(64, 512);
+    Eigen::Tensor<float, 1> sums(64);
+    EXPECT_NE(mixt::explain(sums, mixt::sum(mixt::lazy(x), 1), device).find("\nthreads: 3\n"), std::string::npos);
 }
 
 } // namespace

@@ -181,7 +181,9 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
         return;
     case route::flat:
         if constexpr (fixed == route::runs) {
-            if constexpr (has_view_v<D>)
+            if constexpr (is_tensor_or_map<D>::value)
+                run_fused(dst.data(), plan.elements, e, device, plan.pass);
+            else if constexpr (has_view_v<D>)
                 run_fused(destination_view(dst).data, plan.elements, e, device, plan.pass);
         }
         return;
@@ -204,10 +206,15 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     }
 }
 
-/// The elementwise pass of e into dst once every check has passed: planned (plan_of), then executed.
+/// The elementwise pass of e into dst once every check has passed (eval's into its new result, a temporary's, a
+/// reduction's result stretched into its destination): planned (plan_of), then executed.
 template <class Dst, class E, class Device>
 void run_checked(Dst& dst, const E& e, const Device& device) {
-    execute(dst, e, device, plan_of(dst, e, device));
+    using D = std::remove_cvref_t<Dst>;
+    checked c = checked::views;
+    if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>)
+        if (same_shape_leaves(dst, e)) c = checked::flat;
+    execute(dst, e, device, plan_of(dst, e, device, c));
 }
 
 /// The executor of route::reduce_into_destination (reduces_into_destination decided it): the reduction r
@@ -351,12 +358,14 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
         if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
             if (detail::same_shape_leaves(dst, e)) {
                 detail::check_flat(dst, e, "assign"); // the common case, checked without building strided views
-                detail::execute(dst, e, device, detail::plan_of(dst, e, device));
+                detail::execute(dst, e, device, detail::plan_of(dst, e, device, detail::checked::flat));
                 return;
             }
         }
         const bool through_temporary = detail::check_assign(dst, e, "assign");
-        detail::execute(dst, e, device, detail::plan_of(dst, e, device, through_temporary));
+        detail::execute(dst, e, device,
+                        detail::plan_of(dst, e, device, through_temporary ? detail::checked::through_temporary
+                                                                          : detail::checked::views));
     }
 }
 

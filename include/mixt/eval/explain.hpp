@@ -119,8 +119,15 @@ std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
         (void)device;
         if constexpr (is_reduction<std::remove_cvref_t<E>>::value) detail::explain_reduction(out, e, device);
     } else {
-        const bool through_temporary = detail::check_assign(dst, e, "explain");
-        const auto plan = detail::plan_of(dst, e, device, through_temporary);
+        detail::checked c = detail::checked::views;
+        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
+            if (detail::same_shape_leaves(dst, e)) {
+                detail::check_flat(dst, e, "explain");
+                c = detail::checked::flat;
+            }
+        }
+        if (c != detail::checked::flat && detail::check_assign(dst, e, "explain")) c = detail::checked::through_temporary;
+        const auto plan = detail::plan_of(dst, e, device, c);
         std::ostringstream pass;
         detail::explain_pass<D, E>(pass, plan);
         const std::string text = pass.str();

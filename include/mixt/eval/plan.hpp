@@ -248,26 +248,30 @@ route choose_reduction_route(Dst& dst, const E& e) {
     }
 }
 
+/// What the checks (eval/check.hpp) found, for the plan: the destination and every leaf plain tensors or maps of
+/// its shape (check_flat), views checked against each other (check_assign), or a destination and an operand that
+/// may share memory without both being views (check_assign: through a temporary).
+enum class checked { views, flat, through_temporary };
+
 /// The one function that chooses how `assign(dst, e, device)` runs, for every expression and device, once every
-/// check has passed (`through_temporary`: check_assign's verdict): with a reduction inside, the reduction's
-/// route (choose_reduction_route); plain tensors of dst's shape, one flat pass planned without views
-/// (plan_flat); otherwise the iteration space's plan (plan_elementwise). `eval(e)` is this plan for its new
-/// result, but for a reduction at its root, whose result is allocated by the reduction itself (route
-/// reduce_into_new).
+/// check has passed with the verdict `c`: with a reduction inside, the reduction's route
+/// (choose_reduction_route); plain tensors of dst's shape, one flat pass planned without views (plan_flat);
+/// otherwise the iteration space's plan (plan_elementwise). `eval(e)` is this plan for its new result, but for a
+/// reduction at its root, whose result is allocated by the reduction itself (route reduce_into_new).
 template <class Dst, class E, class Device>
-auto plan_of(Dst& dst, const E& e, const Device& device, bool through_temporary = false) {
+auto plan_of(Dst& dst, const E& e, const Device& device, checked c = checked::views) {
     using D = std::remove_cvref_t<Dst>;
     if constexpr (has_reduction_v<E>) {
         elementwise_plan<array_traits<D>::rank, boost::mp11::mp_size<leaf_list_t<E>>::value + 1> plan;
         plan.path = choose_reduction_route<Dst, E, Device>(dst, e);
-        (void)through_temporary;
+        (void)c;
         (void)device;
         return plan;
     } else {
         if constexpr (flat_candidate_v<D, E> && cpu_device_v<Device>) {
-            if (!through_temporary && same_shape_leaves(dst, e)) return plan_flat<D, E>(dst.size(), device);
+            if (c == checked::flat) return plan_flat<D, E>(dst.size(), device);
         }
-        return plan_elementwise(dst, e, device, through_temporary);
+        return plan_elementwise(dst, e, device, c == checked::through_temporary);
     }
 }
 
