@@ -88,12 +88,11 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
     using C = typename Red::child_type;
     out << "reduction: " << reduce_name(Red::kind);
     if constexpr (fusable_v<C> && !has_reduction_v<C>) {
-        using A = typename Red::accumulator_type;
-        using Op = reduce_op<Red::kind, A>;
-        using Kern = decltype(make_kernel<A>(r.child));
-        const auto plan = make_reduce_plan(r, r.child);
-        const pass_decision pass = decide_reduction_pass<C>(plan, device);
-        out << ", result " << result_text<value_t<Red>, Red::rank>(plan.out_shape) << ", strategy " << name(choose_reduce_strategy<Op, A, Kern>(plan)) << ", rows " << plan.rows << ", stream "
+        const auto planned = plan_reduction(r, r.child, device);
+        const auto& plan = planned.layout;
+        const pass_decision& pass = planned.pass;
+        out << ", result " << result_text<value_t<Red>, Red::rank>(plan.out_shape) << ", strategy "
+            << name(planned.strategy) << ", rows " << plan.rows << ", stream "
             << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block
             << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
         out << "threads: " << pass.threads << '\n';

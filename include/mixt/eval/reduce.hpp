@@ -138,6 +138,27 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     return reduce_strategy::streams;
 }
 
+/// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
+/// (make_reduce_plan), the threads and prefetch (decide_reduction_pass) and the strategy (choose_reduce_strategy).
+/// reduce_operand runs it; explain prints it.
+template <class Plan>
+struct reduction_plan {
+    Plan layout;
+    pass_decision pass;
+    reduce_strategy strategy;
+};
+template <class Red, class C, class Device>
+auto plan_reduction(const Red& r, const C& c, const Device& device) {
+    using A = typename Red::accumulator_type;
+    using Op = reduce_op<Red::kind, A>;
+    using Kern = decltype(make_kernel<A>(c));
+    auto layout = make_reduce_plan(r, c);
+    const pass_decision pass = decide_reduction_pass<C>(layout, device);
+    const reduce_strategy strategy = choose_reduce_strategy<Op, A, Kern>(layout);
+    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy};
+}
+
+/// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
 template <class Red, class C, class Device, class OutFor>
 void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor& out_for) {
     constexpr int R = std::remove_cvref_t<C>::rank;
@@ -147,7 +168,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     using Op = reduce_op<K, A>;
     using lane = typename Op::lane;
 
-    const auto plan = make_reduce_plan(r, c);
+    const auto planned = plan_reduction(r, c, device);
+    const auto& plan = planned.layout;
     T* const o = out_for(plan.out_shape); // after the plan's checks: nothing is written before them
     if (plan.outputs == 0) return;
     const index_t columns = plan.columns, stream = plan.stream, rows = plan.rows, super = plan.super,
@@ -176,9 +198,9 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                 ahead_end = reinterpret_cast<const void*>(hi);
         }
     }
-    const pass_decision pass = decide_reduction_pass<C>(plan, device); // threads and prefetch: the plan's
+    const pass_decision& pass = planned.pass;
     const int threads = pass.threads;
-    const reduce_strategy strategy = choose_reduce_strategy<Op, A, Kern>(plan);
+    const reduce_strategy strategy = planned.strategy;
 #if MIXT_SIMD_AVX512
     if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
         if (strategy == reduce_strategy::first_extremes) {
