@@ -1,0 +1,126 @@
+#ifndef MIXT_SIMD_LANES_HPP
+#define MIXT_SIMD_LANES_HPP
+
+// Folds of vectors of lanes, for the reductions' streams (eval/reduce_stream.hpp): GCC vector extensions (which
+// Clang has too) of a reduction's lane type, combined lane by lane (sums, products, integer min/max) or, for
+// min/max of floats, kept as integer keys. Op is a reduction's lane arithmetic (eval/reduce_plan.hpp's reduce_op:
+// Op::kind, Op::lane); nothing here depends on the evaluation layer.
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "mixt/expr/reduce.hpp"
+
+namespace mixt::simd {
+
+/// a = mask ? x : a, lane by lane, for a mask of all-ones or zero lanes of the same width. nvcc's front end
+/// stops at a `?:` between a mask and vectors of a type that depends on a template parameter (an internal
+/// error), so there it selects the bits (GCC then makes three operations of it, not one blend).
+template <class M, class V>
+inline void select_lanes(V& a, const M& mask, const V& x) {
+#if defined(__CUDACC__)
+    M ab, xb;
+    std::memcpy(&ab, &a, sizeof(ab));
+    std::memcpy(&xb, &x, sizeof(xb));
+    ab = (xb & mask) | (ab & ~mask);
+    std::memcpy(&a, &ab, sizeof(ab));
+#else
+    a = mask ? x : a;
+#endif
+}
+
+/// Op::combine on every lane of two vectors of lanes (GCC's vector extensions, which Clang has too) for sums,
+/// products and integer min/max: a comes first in the stream.
+template <reduce_kind K, class V>
+inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses a call in a build without AVX
+    if constexpr (K == reduce_kind::sum || K == reduce_kind::mean) {
+        a = a + x;
+    } else if constexpr (K == reduce_kind::prod) {
+        a = a * x;
+    } else {
+        using E = std::remove_cvref_t<decltype(a[0])>;
+        typedef std::make_signed_t<E> mask __attribute__((vector_size(sizeof(V))));
+        select_lanes(a, static_cast<mask>(K == reduce_kind::max ? a < x : x < a), x);
+    }
+}
+
+/// min/max of floats in fold_rows_of hold each lane's values as integer keys in the order of Op::combine: the
+/// bits, with the magnitude flipped for negatives (the same transform maps a key back), so that -0 comes just
+/// before +0 and a NaN lies beyond an infinity: above +inf's key where its sign bit is clear, below -inf's
+/// where it is set. A lane keeps the largest and the smallest key it has seen, an integer max and min per
+/// vector and nothing else on the loop's chain of dependences. Its result is the extreme the reduction asks
+/// for, or, where the other one lies beyond its infinity, that NaN: a NaN wins either way (as in
+/// Op::combine). Which NaN a lane then holds (the outermost key) depends only on the values it took, not on
+/// their grouping or order; a NaN's sign and payload are unspecified anyway (the README's NaN contract).
+template <class B>
+inline void flip_key(B& b) {
+    using I = std::remove_cvref_t<decltype(b[0])>;
+    b ^= (b >> (8 * sizeof(I) - 1)) & std::numeric_limits<I>::max();
+}
+template <class B>
+inline void extreme_load(B& hi, B& lo, const void* p) {
+    std::memcpy(&hi, p, sizeof(hi));
+    flip_key(hi);
+    lo = hi;
+}
+template <class B, class V>
+inline void extreme_add(B& hi, B& lo, const V& x) {
+    static_assert(sizeof(B) == sizeof(V));
+    B k;
+    std::memcpy(&k, &x, sizeof(k));
+    flip_key(k);
+    select_lanes(hi, static_cast<B>(hi < k), k);
+    select_lanes(lo, static_cast<B>(k < lo), k);
+}
+template <reduce_kind K, class A, class B>
+inline void extreme_store(const B& hi, const B& lo, void* p) {
+    using I = std::remove_cvref_t<decltype(hi[0])>;
+    static_assert(sizeof(I) == sizeof(A));
+    // +inf's key is its bits; -inf's is their complement (a negative value's key is the complement of its
+    // magnitude's).
+    constexpr I top = std::bit_cast<I>(std::numeric_limits<A>::infinity());
+    const B inf_key = B{} + top;
+    B r = K == reduce_kind::max ? hi : lo;
+    const B nan_other = K == reduce_kind::max ? static_cast<B>(lo < ~inf_key) : static_cast<B>(inf_key < hi);
+    select_lanes(r, nan_other, K == reduce_kind::max ? lo : hi);
+    flip_key(r);
+    std::memcpy(p, &r, sizeof(r));
+}
+
+/// Whether fold_rows_of keeps min/max of floats as keys (above).
+template <class Op, class A>
+inline constexpr bool keyed_extreme_v =
+    (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) && std::is_floating_point_v<A>;
+
+/// Folds vectors of lanes (V, a GCC vector of A's bits) into Count vectors held in registers, loaded from the
+/// lanes at l and stored back: for_each_vector(visit) calls visit(v, x) with each vector x of the stream, in
+/// order, v its vector among Count. min/max of floats keep two key extremes per lane (above), the others
+/// combine_lanes. V is deduced from the type of a null pointer, not named: nvcc's front end drops the vector
+/// attribute of a type given as an explicit template argument, and its code generator fails on a vector
+/// constant (`V{}`).
+template <class Op, class A, Eigen::Index Count, class V, class ForEach>
+inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const ForEach& for_each_vector) {
+    constexpr Eigen::Index per_vector = static_cast<Eigen::Index>(sizeof(V) / sizeof(typename Op::lane));
+    if constexpr (keyed_extreme_v<Op, A>) {
+        using key_t = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
+        typedef key_t bits __attribute__((vector_size(sizeof(V))));
+        bits hi[Count], lo[Count];
+        for (Eigen::Index v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], l + v * per_vector);
+        for_each_vector([&](Eigen::Index v, const V& x) { extreme_add(hi[v], lo[v], x); });
+        for (Eigen::Index v = 0; v < Count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vector);
+    } else {
+        V acc[Count];
+        std::memcpy(acc, l, sizeof(acc));
+        for_each_vector([&](Eigen::Index v, const V& x) { combine_lanes<Op::kind>(acc[v], x); });
+        std::memcpy(l, acc, sizeof(acc));
+    }
+}
+
+} // namespace mixt::simd
+
+#endif // MIXT_SIMD_LANES_HPP
