@@ -233,12 +233,24 @@ TEST(destinations, a_column_vector_is_a_column_and_a_row_vector_a_row) {
             EXPECT_EQ(by_column(i, j), m(i, j) + v(i));
             EXPECT_EQ(by_row(i, j), m(i, j) + w(j));
         }
-    // Without an operand of rank 2, vectors are rank 1 (the README's rule): a column and a row of different
-    // lengths do not broadcast; with a rank-2 operand they make the outer sum.
+    // Without an operand of rank 2, vectors are rank 1 and NumPy's rule holds: a column and a row of different
+    // lengths do not broadcast, in eval and in assign alike; with a rank-2 operand they make the outer sum.
     EXPECT_THROW((void)mixt::eval(mixt::lazy(v) + w), mixt::shape_error);
+    Eigen::MatrixXf into(5, 7);
+    EXPECT_THROW(mixt::assign(into, mixt::lazy(v) + w), mixt::shape_error);
     const auto outer = mixt::eval(mixt::lazy(m) * 0 + v + w);
     for (index_t i = 0; i < 5; ++i)
         for (index_t j = 0; j < 7; ++j) EXPECT_EQ(outer(i, j), v(i) + w(j));
+    // A column and a row of one length: rank 1, element by element; assign(dst, e) is assign(dst, eval(e)).
+    Eigen::RowVectorXf w5 = w.head(5);
+    Eigen::MatrixXf sq5(4, 5), sq5_eval(4, 5);
+    mixt::assign(sq5, mixt::lazy(v) + w5);
+    mixt::assign(sq5_eval, mixt::lazy(mixt::eval(mixt::lazy(v) + w5)) + 0);
+    for (index_t i = 0; i < 4; ++i)
+        for (index_t j = 0; j < 5; ++j) {
+            EXPECT_EQ(sq5(i, j), v(j) + w5(j));
+            EXPECT_EQ(sq5_eval(i, j), sq5(i, j));
+        }
     // On a square matrix the column vector still adds along the columns (row i gets v(i)).
     Eigen::MatrixXf sq = Eigen::MatrixXf::Zero(5, 5);
     const auto sq_col = mixt::eval(mixt::lazy(sq) + v);
@@ -248,18 +260,25 @@ TEST(destinations, a_column_vector_is_a_column_and_a_row_vector_a_row) {
             EXPECT_EQ(sq_col(i, j), v(i));
             EXPECT_EQ(sq_blocks(i, j), 1.f);
         }
-    // A column vector alone, or with other vectors, is rank 1.
+    // Vectors of one orientation are rank 1; eval keeps their orientation.
     const auto alone = mixt::eval(mixt::lazy(v) * 2);
     static_assert(std::is_same_v<std::remove_const_t<decltype(alone)>, Eigen::ArrayXf>);
     EXPECT_EQ(alone(4), 1000.f);
-    // As a destination's operand: a column vector assigned into a matrix fills each column.
-    Eigen::MatrixXf dst(5, 3);
+    const auto row_alone = mixt::eval(mixt::lazy(w) * 2);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(row_alone)>, Eigen::Array<float, 1, Eigen::Dynamic>>);
+    EXPECT_EQ(row_alone(6), 14000.f);
+    // A rank-1 expression into a matrix broadcasts as NumPy's do, as the row [1, n], whatever its vectors'
+    // orientation: assign(dst, e) is assign(dst, eval(e)).
+    Eigen::MatrixXf dst(3, 5);
     mixt::assign(dst, mixt::lazy(v) + 0);
-    for (index_t j = 0; j < 3; ++j) EXPECT_EQ(dst(3, j), v(3));
+    for (index_t i = 0; i < 3; ++i)
+        for (index_t j = 0; j < 5; ++j) EXPECT_EQ(dst(i, j), v(j));
+    Eigen::MatrixXf five_by_three(5, 3);
+    EXPECT_THROW(mixt::assign(five_by_three, mixt::lazy(v) + 0), mixt::shape_error);
     // A mismatch names the column.
     Eigen::VectorXf v7(7);
     try {
-        mixt::assign(dst, mixt::lazy(m) + v7);
+        mixt::assign(into, mixt::lazy(m) + v7);
         ADD_FAILURE() << "no exception";
     } catch (const mixt::shape_error& e) {
         EXPECT_THAT(e.what(), HasSubstr("operands of shapes [5, 7] and [7, 1]"));

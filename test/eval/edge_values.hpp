@@ -164,7 +164,9 @@ Eigen::Tensor<mixt::value_t<E>, 1> eval_flat(const E& e) {
     const auto shape = d::broadcast_shape(e, "eval");
     mixt::check_literals(e);
     Eigen::Tensor<mixt::value_t<E>, 1> result(shape[0]);
-    d::run_fused(result.data(), result.size(), e, Eigen::DefaultDevice{});
+    const Eigen::DefaultDevice device;
+    const auto plan = d::plan_flat<Eigen::Tensor<mixt::value_t<E>, 1>, E>(result.size(), device);
+    d::run_fused(result.data(), result.size(), e, device, plan.pass);
     return result;
 }
 

@@ -103,6 +103,16 @@ TEST(explain, a_reduction_shows_its_strategy_and_lanes) {
     EXPECT_THAT(mixt::explain(mixt::mean(mixt::lazy(wide), 0)), HasSubstr("rows 1, stream 100000, columns 5000"));
 }
 
+TEST(explain, eval_never_goes_through_a_temporary) {
+    // eval writes a new result, which no operand can overlap: an Eigen expression leaf is Eigen's route, not a
+    // temporary's (assign into the leaf's own tensor would take the temporary).
+    Eigen::Tensor<float, 1> g(5);
+    const auto e = mixt::lazy(g.reverse(Eigen::array<bool, 1>{true})) * 2;
+    EXPECT_THAT(mixt::explain(e), StartsWith("route: eigen\nresult: float32 [5]\n"));
+    EXPECT_THAT(mixt::explain(g, e), StartsWith("route: through_temporary\n"));
+    EXPECT_EQ(mixt::explain(g, e).find("loop:"), std::string::npos);
+}
+
 TEST(explain, checks_as_assign_does_and_writes_nothing) {
     Eigen::Tensor<std::uint8_t, 1> u(4);
     u.setConstant(9);

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -177,7 +178,10 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     case route::through_temporary:
         // (Only where a destination or a leaf has no view, which also makes the route Eigen's: no other
         // instantiation copies through Eigen's executor.)
-        if constexpr (fixed == route::eigen) run_through_temporary(dst, e, device);
+        if constexpr (fixed == route::eigen)
+            run_through_temporary(dst, e, device);
+        else
+            throw std::logic_error("mixt: internal: a temporary planned for an expression of arrays in memory");
         return;
     case route::flat:
         if constexpr (fixed == route::runs) {
@@ -202,7 +206,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
         }
         return;
     default:
-        return;
+        throw std::logic_error(std::string("mixt: internal: route ") + name(plan.path) + " planned for an elementwise pass");
     }
 }
 
@@ -272,13 +276,16 @@ struct all_dense<node<Op, Cs...>>
     : std::bool_constant<!boost::mp11::mp_empty<leaf_list_t<node<Op, Cs...>>>::value &&
                          boost::mp11::mp_all_of<leaf_list_t<node<Op, Cs...>>, leaf_is_dense>::value> {};
 
-/// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (a column of
-/// rank 1, a matrix-shaped array of rank 2 in the operands' order), else an Eigen::Tensor (of Eigen's default
-/// layout at rank 0 and 1, where both layouts are the same memory: `Eigen::Tensor<T, 0> r = eval(...)`).
+/// What eval returns for `e` with elements of T: a Dense Array when every operand is a Dense object (of rank 1, a
+/// row where the operands are row vectors, else a column; a matrix-shaped array of rank 2 in the operands'
+/// order), else an Eigen::Tensor (of Eigen's default layout at rank 0 and 1, where both layouts are the same
+/// memory: `Eigen::Tensor<T, 0> r = eval(...)`).
 template <class T, class E, class Ex = std::remove_cvref_t<E>>
 using eval_result_t = std::conditional_t<
     all_dense<Ex>::value,
-    std::conditional_t<Ex::rank == 1, Eigen::Array<T, Eigen::Dynamic, 1>,
+    std::conditional_t<Ex::rank == 1,
+                       std::conditional_t<orientation_of<Ex>() == 2, Eigen::Array<T, 1, Eigen::Dynamic>,
+                                          Eigen::Array<T, Eigen::Dynamic, 1>>,
                        Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic,
                                     Ex::layout == static_cast<int>(Eigen::RowMajor) ? Eigen::RowMajor : Eigen::ColMajor>>,
     Eigen::Tensor<T, Ex::rank, result_layout_v<Ex::rank, Ex::layout>>>;

@@ -67,27 +67,31 @@ void for_each_leaf(const E& e, F& f) {
     visit_leaves(e, [&f](const auto& l) { f(l.x); });
 }
 
-/// The shape `e` evaluates to at rank R (at least e's rank: leading dimensions of size 1): its operands'
-/// shapes broadcast (NumPy's rule; aligned_shape), else mixt::shape_error naming `what`, the call the user
-/// made, and the two shapes that do not broadcast.
+/// The shape `e` evaluates to at rank R (at least e's rank; leading dimensions of size 1 added): its operands'
+/// shapes broadcast at e's own rank (NumPy's rule; aligned_shape: a Dense column vector is [n, 1] where e has
+/// rank 2 or more), else mixt::shape_error naming `what`, the call the user made, and the two shapes that do not
+/// broadcast.
 template <int R, class E>
 shape_t<R> broadcast_shape_at(const E& e, const char* what) {
-    static_assert(std::remove_cvref_t<E>::rank >= 0,
-                  "mixt: the expression has no array operand (only literals and mixt::strong scalars)");
-    static_assert(std::remove_cvref_t<E>::rank <= R);
-    shape_t<R> acc{};
+    constexpr int ER = std::remove_cvref_t<E>::rank;
+    static_assert(ER >= 0, "mixt: the expression has no array operand (only literals and mixt::strong scalars)");
+    static_assert(ER <= R);
+    shape_t<ER> own{};
     bool seen = false;
     auto fold = [&](const auto& x) {
         // The message shows an operand's own shape, a Dense column vector's as the column it acts as ([n, 1]).
-        if constexpr (dense_column_v<std::remove_cvref_t<decltype(x)>> && R >= 2) {
-            broadcast_into<R>(acc, seen, aligned_shape<R>(x), what);
+        if constexpr (dense_column_v<std::remove_cvref_t<decltype(x)>> && ER >= 2) {
+            broadcast_into<ER>(own, seen, aligned_shape<ER>(x), what);
         } else {
-            const auto own = shape_of(x);
-            broadcast_into<R>(acc, seen, aligned_shape<R>(x), what, &own);
+            const auto shown = shape_of(x);
+            broadcast_into<ER>(own, seen, aligned_shape<ER>(x), what, &shown);
         }
     };
     for_each_leaf(e, fold);
-    if (!seen) acc.fill(1);
+    if (!seen) own.fill(1);
+    shape_t<R> acc;
+    acc.fill(1);
+    for (int d = 0; d < ER; ++d) acc[static_cast<std::size_t>(R - ER + d)] = own[static_cast<std::size_t>(d)];
     return acc;
 }
 
@@ -216,7 +220,7 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
             const auto [first, last] = byte_extent(v);
             if (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last) return;
             using S = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
-            const auto b = broadcast_view<R>(v, dst.dims);
+            const auto b = broadcast_view_from<std::remove_cvref_t<E>::rank, R>(v, dst.dims);
             bool same = static_cast<const void*>(b.data) == static_cast<const void*>(dst.data) && sizeof(S) == sizeof(T);
             for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
                 same = same && (dst.dims[d] <= 1 || b.strides[d] == dst.strides[d]);
@@ -246,7 +250,9 @@ void for_each_operand(const reduction<K, C, N, Keep, Given>& r, F& f) {
 /// The bytes an Eigen object may read or write, for the overlap checks of objects without a memory view: a
 /// view's extent; an object with data() (a TensorRef, a Tensor) its dimensions from there; an Eigen expression
 /// the union of its arguments' (a reverse or shuffle of a tensor: the tensor's). `known` is false where mixt
-/// cannot see the memory (an expression of another kind, a TensorRef of an expression): it may be anywhere.
+/// cannot see the memory (an expression of another kind, a TensorRef of an expression): it may be anywhere. A
+/// functor of a unaryExpr or a generator is taken to read only its arguments (one that reads the destination
+/// through a pointer of its own is not seen).
 struct memory_extent {
     std::uintptr_t first = 0, last = 0;
     bool known = true;

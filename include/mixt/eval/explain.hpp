@@ -74,7 +74,8 @@ void explain_pass(std::ostringstream& out, const elementwise_plan<R, M>& plan) {
             << " elements, staged operands " << staged << '\n';
     }
     if constexpr (static_route<D, E, Eigen::DefaultDevice>() == route::runs)
-        out << "loop: " << loop_text<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>,
+        if (plan.path == route::flat || plan.path == route::runs)
+            out << "loop: " << loop_text<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>,
                                      decltype(make_kernel<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>>(
                                          std::declval<const E&>()))>()
             << '\n';
@@ -96,7 +97,8 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
             << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block
             << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
         out << "threads: " << pass.threads << '\n';
-        out << "stores: plain" << (pass.options.prefetch ? ", prefetch" : "") << '\n';
+        out << "stores: plain" << (pass.options.prefetch ? ", prefetch" : "")
+            << (planned.ahead_end ? ", scans prefetch ahead to the array's end" : "") << '\n';
     } else {
         out << ", its operand evaluated first (it holds a reduction or an Eigen expression)\n";
     }
@@ -104,19 +106,35 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
 
 } // namespace detail
 
+namespace detail {
+/// explain of an elementwise pass (no reduction inside) into dst with the checks' verdict c.
+template <class Dst, class E, class Device>
+std::string explain_elementwise(Dst& dst, const E& e, const Device& device, checked c) {
+    using D = std::remove_cvref_t<Dst>;
+    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+    const auto plan = plan_of(dst, e, device, c);
+    std::ostringstream pass;
+    explain_pass<D, E>(pass, plan);
+    const std::string text = pass.str();
+    const auto first_line = text.find('\n') + 1;
+    return text.substr(0, first_line) + "result: " + result_text<DstScalar, array_traits<D>::rank>(shape_of(dst)) +
+           "\n" + text.substr(first_line);
+}
+} // namespace detail
+
 /// The plan of `assign(dst, e, device)` as text (the header's lines), after the same checks; nothing is written.
+/// For an expression with reductions inside, the route alone: the reductions' own checks are made as they run.
 template <class Dst, class E, class Device = Eigen::DefaultDevice>
     requires(eigen_array<Dst> && mixt_expression<E>)
 std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
     using D = std::remove_cvref_t<Dst>;
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
-    std::ostringstream out;
     if constexpr (detail::has_reduction_v<E>) {
-        const route path = detail::plan_of(dst, e, device).path;
-        out << "route: " << name(path) << '\n';
+        std::ostringstream out;
+        out << "route: " << name(detail::plan_of(dst, e, device).path) << '\n';
         out << "result: " << detail::result_text<DstScalar, detail::array_traits<D>::rank>(detail::shape_of(dst)) << '\n';
-        (void)device;
         if constexpr (is_reduction<std::remove_cvref_t<E>>::value) detail::explain_reduction(out, e, device);
+        return out.str();
     } else {
         detail::checked c = detail::checked::views;
         if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
@@ -126,25 +144,18 @@ std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
             }
         }
         if (c != detail::checked::flat && detail::check_assign(dst, e, "explain")) c = detail::checked::through_temporary;
-        const auto plan = detail::plan_of(dst, e, device, c);
-        std::ostringstream pass;
-        detail::explain_pass<D, E>(pass, plan);
-        const std::string text = pass.str();
-        const auto first_line = text.find('\n') + 1;
-        out << text.substr(0, first_line) << "result: "
-            << detail::result_text<DstScalar, detail::array_traits<D>::rank>(detail::shape_of(dst)) << '\n'
-            << text.substr(first_line);
+        return detail::explain_elementwise(dst, e, device, c);
     }
-    return out.str();
 }
 
-/// The plan of `eval(e, device)` as text: that of assigning e into a new result of its shape.
+/// The plan of `eval(e, device)` as text: that of e into a new result of its shape, checked as eval checks.
 template <class E, class Device = Eigen::DefaultDevice>
     requires mixt_expression<E>
 std::string explain(const E& e, const Device& device = Device{}) {
+    using Ex = std::remove_cvref_t<E>;
     using Result = detail::eval_result_t<value_t<E>, E>;
-    constexpr int R = std::remove_cvref_t<E>::rank;
-    if constexpr (is_reduction<std::remove_cvref_t<E>>::value) {
+    constexpr int R = Ex::rank;
+    if constexpr (is_reduction<Ex>::value) {
         std::ostringstream out;
         out << "route: " << name(route::reduce_into_new) << '\n';
         detail::explain_reduction(out, e, device);
@@ -153,7 +164,11 @@ std::string explain(const E& e, const Device& device = Device{}) {
         return std::string("route: ") + name(route::reductions_first) + "\n";
     } else {
         Result result = detail::make_result<Result, R>(detail::broadcast_shape(e, "explain"));
-        return explain(result, e, device);
+        check_literals(e);
+        detail::checked c = detail::checked::views; // a new result overlaps nothing
+        if constexpr (detail::flat_candidate_v<Result, E> && detail::cpu_device_v<Device>)
+            if (detail::same_shape_leaves(result, e)) c = detail::checked::flat;
+        return detail::explain_elementwise(result, e, device, c);
     }
 }
 

@@ -155,7 +155,7 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
         std::apply(
             [&](const auto&... v) {
                 std::size_t k = 1;
-                ((strides[k++] = broadcast_view<R>(v, out.dims).strides), ...);
+                ((strides[k++] = broadcast_view_from<std::remove_cvref_t<E>::rank, R>(v, out.dims).strides), ...);
             },
             views);
         plan.space = make_space<R, M>(out.dims, strides, array_traits<D>::layout == static_cast<int>(Eigen::RowMajor));

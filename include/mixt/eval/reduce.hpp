@@ -139,23 +139,38 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
 }
 
 /// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
-/// (make_reduce_plan), the threads and prefetch (decide_reduction_pass) and the strategy (choose_reduce_strategy).
-/// reduce_operand runs it; explain prints it.
+/// (make_reduce_plan), the threads and prefetch (decide_reduction_pass), the strategy (choose_reduce_strategy),
+/// and `ahead_end`: where the operand is one dense array read whole (no broadcast, no gaps: each task reads its
+/// rows in memory order), the end of its memory, up to which a scan may prefetch past the values it is handed
+/// (where the target prefetches at all, prefetch_enabled); else null. reduce_operand runs it; explain prints it.
 template <class Plan>
 struct reduction_plan {
     Plan layout;
     pass_decision pass;
     reduce_strategy strategy;
+    const void* ahead_end = nullptr;
 };
 template <class Red, class C, class Device>
 auto plan_reduction(const Red& r, const C& c, const Device& device) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
     using A = typename Red::accumulator_type;
     using Op = reduce_op<Red::kind, A>;
     using Kern = decltype(make_kernel<A>(c));
     auto layout = make_reduce_plan(r, c);
     const pass_decision pass = decide_reduction_pass<C>(layout, device);
     const reduce_strategy strategy = choose_reduce_strategy<Op, A, Kern>(layout);
-    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy};
+    const void* ahead_end = nullptr;
+    const auto views = leaf_views_of(c);
+    if constexpr (std::tuple_size_v<std::remove_const_t<decltype(views)>> == 1) {
+        if (prefetch_enabled) {
+            const auto v = broadcast_view<R>(std::get<0>(views), layout.S);
+            const auto [lo, hi] = byte_extent(v);
+            const index_t count = layout.outputs * layout.reduced_count; // the elements of the broadcast shape
+            if (elements_distinct(v) && hi - lo == static_cast<std::uintptr_t>(count) * sizeof(*v.data))
+                ahead_end = reinterpret_cast<const void*>(hi);
+        }
+    }
+    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end};
 }
 
 /// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
@@ -186,18 +201,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         },
         views);
     const auto row_bases = [&](index_t row) { return plan.row_bases(row); };
-    // An operand that is one dense array read whole (no broadcast, no gaps: each task reads its rows in memory
-    // order): the end of its memory, up to which a scan may prefetch past the values it is handed.
-    const void* ahead_end = nullptr;
-    if constexpr (std::tuple_size_v<std::remove_const_t<decltype(views)>> == 1) {
-        if (prefetch_enabled) {
-            const auto v = broadcast_view<R>(std::get<0>(views), plan.S);
-            const auto [lo, hi] = byte_extent(v);
-            const index_t count = plan.outputs * plan.reduced_count; // the elements of the broadcast shape
-            if (elements_distinct(v) && hi - lo == static_cast<std::uintptr_t>(count) * sizeof(*v.data))
-                ahead_end = reinterpret_cast<const void*>(hi);
-        }
-    }
+    const void* const ahead_end = planned.ahead_end;
     const pass_decision& pass = planned.pass;
     const int threads = pass.threads;
     const reduce_strategy strategy = planned.strategy;

@@ -283,6 +283,12 @@ void broadcast_into(shape_t<R>& acc, bool& seen, const std::array<index_t, r>& d
     }
 }
 
+/// The view `v` of an operand of an expression of rank ER, as an operand of shape `to` of rank R >= ER (the
+/// destination's): a Dense column vector is a column only where the expression has rank 2 or more; an expression
+/// of lower rank than its destination broadcasts to it as NumPy's do (leading dimensions of size 1).
+template <int ER, int R, class T, int r>
+strided_view<T, R> broadcast_view_from(strided_view<T, r> v, const shape_t<R>& to);
+
 /// The view `v` (of rank r <= R) as an operand of shape `to`: leading dimensions of size 1 added (a Dense
 /// column vector's [n] at dimension R - 2, aligned_shape), stride 0 wherever a size 1 stretches. `to` must be
 /// v's broadcast (broadcast_shape checked it).
@@ -300,6 +306,12 @@ strided_view<T, R> broadcast_view(const strided_view<T, r>& v, const shape_t<R>&
         b.strides[d] = v.dims[static_cast<std::size_t>(k)] == 1 ? 0 : v.strides[static_cast<std::size_t>(k)];
     }
     return b;
+}
+
+template <int ER, int R, class T, int r>
+strided_view<T, R> broadcast_view_from(strided_view<T, r> v, const shape_t<R>& to) {
+    if constexpr (ER < 2) v.column = false;
+    return broadcast_view<R>(v, to);
 }
 
 // --- Overlap ----------------------------------------------------------------------------------------------------

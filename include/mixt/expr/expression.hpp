@@ -94,6 +94,20 @@ struct array_traits<X> {
     static constexpr int layout = X::IsRowMajor ? static_cast<int>(Eigen::RowMajor) : static_cast<int>(Eigen::ColMajor);
 };
 
+/// An Eigen Dense vector's orientation, from its type: 1 a column vector (VectorXf, ArrayXf, `m.col(j)`), 2 a row
+/// vector (RowVectorXf, `m.row(i)`); 0 for anything else.
+template <class X>
+constexpr int dense_orientation() {
+    if constexpr (eigen_dense<X>) {
+        if constexpr (X::IsVectorAtCompileTime)
+            return X::ColsAtCompileTime == 1 ? 1 : 2;
+        else
+            return 0;
+    } else {
+        return 0;
+    }
+}
+
 template <class T>
 struct literal_value_impl;
 template <class T>
@@ -125,6 +139,8 @@ struct leaf : expression<leaf<Policy, E>> {
     using tag = tag_of_t<std::conditional_t<is_storage_type_v<value_type>, value_type, float>>;
     static constexpr int rank = detail::array_traits<eigen_type>::rank;
     static constexpr int layout = detail::array_traits<eigen_type>::layout;
+    /// An Eigen Dense vector's orientation (detail::orientation_v): 1 a column vector, 2 a row vector, else 0.
+    static constexpr int orientation = detail::dense_orientation<eigen_type>();
     E x;
 };
 
@@ -209,6 +225,16 @@ constexpr int max_rank() {
     ((r = Rs > r ? Rs : r), ...);
     return r;
 }
+// The Dense vectors' orientations among an expression's operands (1 column, 2 row, 3 both; 0 none): eval of
+// Dense vectors of rank 1 returns a row where they are all rows.
+template <class E>
+constexpr int orientation_of() {
+    if constexpr (requires { E::orientation; })
+        return E::orientation;
+    else
+        return 0;
+}
+
 // A node's layout: the one its operands of rank 2 or more share (-2 when they differ: a compile error). Rank 0
 // and 1 operands are laid out alike either way; they give the layout only where no operand has a higher rank
 // (their common one, else column-major, Eigen's default). Scalars have none (-1).
@@ -309,6 +335,8 @@ struct node : expression<node<Op, Cs...>> {
     using operand_types = detail::storage_list_t<detail::policy_or_default<policy>, typename rule::operands>;
     /// Operands broadcast as NumPy's do (aligned at their last dimension), so the rank is the highest.
     static constexpr int rank = detail::max_rank<std::remove_cvref_t<Cs>::rank...>();
+    /// The Dense vectors' orientations among the operands (1 column, 2 row, 3 both).
+    static constexpr int orientation = (0 | ... | detail::orientation_of<std::remove_cvref_t<Cs>>());
     static constexpr int layout = detail::common_layout<std::remove_cvref_t<Cs>...>();
     static_assert(layout != -2, "mixt: the operands of an expression mix row-major and column-major arrays of rank 2 "
                                 "or more (mixt::eval one of them into the other layout first)");
