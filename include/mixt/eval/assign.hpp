@@ -362,17 +362,8 @@ void assign(Dst&& dst, const E& e, const Device& device = Device{}) {
             assign(static_cast<Dst&&>(dst), detail::materialize(e, device), device);
         }
     } else {
-        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
-            if (detail::same_shape_leaves(dst, e)) {
-                detail::check_flat(dst, e, "assign"); // the common case, checked without building strided views
-                detail::execute(dst, e, device, detail::plan_of(dst, e, device, detail::checked::flat));
-                return;
-            }
-        }
-        const bool through_temporary = detail::check_assign(dst, e, "assign");
-        detail::execute(dst, e, device,
-                        detail::plan_of(dst, e, device, through_temporary ? detail::checked::through_temporary
-                                                                          : detail::checked::views));
+        const detail::checked verdict = detail::check_destination<Device>(dst, e, "assign");
+        detail::execute(dst, e, device, detail::plan_of(dst, e, device, verdict));
     }
 }
 

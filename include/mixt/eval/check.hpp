@@ -22,6 +22,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/errors.hpp"
+#include "mixt/eval/device.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/literal.hpp"
@@ -349,6 +350,25 @@ bool check_assign(const Dst& dst, const E& e, const char* what) {
         check_literals(e);
         return may_overlap_operands(dst, e);
     }
+}
+
+/// What the checks found, for the plan (plan_of): the destination and every leaf plain tensors or maps of its
+/// shape (check_flat), views checked against each other (check_assign), or a destination and an operand that may
+/// share memory without both being views (check_assign: through a temporary).
+enum class checked { views, flat, through_temporary };
+
+/// Every check of `assign(dst, e)` on Device (no reduction in e), the common case (plain tensors of dst's shape on
+/// the CPU) without building strided views; returns the verdict. assign and explain both start here.
+template <class Device, class Dst, class E>
+checked check_destination(const Dst& dst, const E& e, const char* what) {
+    using D = std::remove_cvref_t<Dst>;
+    if constexpr (flat_candidate_v<D, E> && has_view_v<D> && cpu_device_v<Device>) {
+        if (same_shape_leaves(dst, e)) {
+            check_flat(dst, e, what);
+            return checked::flat;
+        }
+    }
+    return check_assign(dst, e, what) ? checked::through_temporary : checked::views;
 }
 
 } // namespace detail

@@ -136,15 +136,7 @@ std::string explain(Dst&& dst, const E& e, const Device& device = Device{}) {
         if constexpr (is_reduction<std::remove_cvref_t<E>>::value) detail::explain_reduction(out, e, device);
         return out.str();
     } else {
-        detail::checked c = detail::checked::views;
-        if constexpr (detail::flat_candidate_v<D, E> && detail::has_view_v<D> && detail::cpu_device_v<Device>) {
-            if (detail::same_shape_leaves(dst, e)) {
-                detail::check_flat(dst, e, "explain");
-                c = detail::checked::flat;
-            }
-        }
-        if (c != detail::checked::flat && detail::check_assign(dst, e, "explain")) c = detail::checked::through_temporary;
-        return detail::explain_elementwise(dst, e, device, c);
+        return detail::explain_elementwise(dst, e, device, detail::check_destination<Device>(dst, e, "explain"));
     }
 }
 

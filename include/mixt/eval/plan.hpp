@@ -248,11 +248,6 @@ route choose_reduction_route(Dst& dst, const E& e) {
     }
 }
 
-/// What the checks (eval/check.hpp) found, for the plan: the destination and every leaf plain tensors or maps of
-/// its shape (check_flat), views checked against each other (check_assign), or a destination and an operand that
-/// may share memory without both being views (check_assign: through a temporary).
-enum class checked { views, flat, through_temporary };
-
 /// The one function that chooses how `assign(dst, e, device)` runs, for every expression and device, once every
 /// check has passed with the verdict `c`: with a reduction inside, the reduction's route
 /// (choose_reduction_route); plain tensors of dst's shape, one flat pass planned without views (plan_flat);
