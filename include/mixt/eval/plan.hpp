@@ -70,9 +70,11 @@ struct pass_decision {
 /// element as its write), in at most `pieces` pieces: a thread for every min_bytes_per_thread bytes
 /// (threads_for) up to the device's threads; streaming stores above streaming_threshold_bytes (`can_stream`:
 /// not for reductions, whose results are small); prefetch above prefetch_threshold_bytes where it pays
-/// (software_prefetch_pays: not on AMD).
+/// (software_prefetch_pays: not on AMD). Always inlined: GCC returns a pass_decision from a call by storing its
+/// members byte by byte and loading them back whole, a store-forwarding stall that cost more than the loop of a
+/// 4096-element pass saves (docs/performance-notes.md, "The plan's cost on the flat path").
 template <class Device>
-pass_decision decide_pass(index_t elements, std::size_t read_bytes, std::size_t written_bytes, const Device& device,
+MIXT_ALWAYS_INLINE pass_decision decide_pass(index_t elements, std::size_t read_bytes, std::size_t written_bytes, const Device& device,
                           index_t pieces = -1, bool can_stream = true) {
     pass_decision d;
     const std::size_t per_element = read_bytes + written_bytes;

@@ -43,27 +43,35 @@
 // MIXT_FLATTEN marks the fused loop (eval/fused.hpp, run_range_of): everything it calls is inlined into it, down
 // to the intrinsics, except what is MIXT_COLD, whatever the compiler's heuristics make of the rest of the
 // translation unit: left to them, GCC's inlining of the kernels into the loop changed with unrelated code of
-// the same translation unit (docs/performance-notes.md, "Fused loop: measurements behind the code"). Under GCC the loop is also
+// the same translation unit (docs/performance-notes.md, "Fused loop: measurements behind the code"). It also
+// starts on a 64-byte boundary, so that where its loop falls in the fetch blocks does not move with whatever code
+// the linker put before it (the same measurements: a 4096-element pass 3-5% apart). Under GCC the loop is also
 // compiled with -ffp-contract=off whatever the translation unit's flags: each node of an expression rounds once,
 // and GCC's default (-ffp-contract=fast outside strict ISO modes, i.e. for -std=gnu++20, CMake's default) would
 // fuse a product with the sum that consumes it into one multiply-add, in the vectorized loop as in the scalar
 // one. Clang's default contracts within one source expression only, which the loop's code never writes.
+// MIXT_ALWAYS_INLINE marks a small function of the per-call plan that must not stay a call (eval/plan.hpp,
+// decide_pass, says why).
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #define MIXT_NOINLINE __attribute__((noinline))
-#define MIXT_FLATTEN __attribute__((flatten, optimize("fp-contract=off")))
+#define MIXT_FLATTEN __attribute__((flatten, aligned(64), optimize("fp-contract=off")))
+#define MIXT_ALWAYS_INLINE __attribute__((always_inline)) inline
 #elif defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #define MIXT_NOINLINE __attribute__((noinline))
-#define MIXT_FLATTEN __attribute__((flatten))
+#define MIXT_FLATTEN __attribute__((flatten, aligned(64)))
+#define MIXT_ALWAYS_INLINE __attribute__((always_inline)) inline
 #elif defined(_MSC_VER)
 #define MIXT_COLD __declspec(noinline)
 #define MIXT_NOINLINE __declspec(noinline)
 #define MIXT_FLATTEN
+#define MIXT_ALWAYS_INLINE __forceinline
 #else
 #define MIXT_COLD
 #define MIXT_NOINLINE
 #define MIXT_FLATTEN
+#define MIXT_ALWAYS_INLINE inline
 #endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -80,8 +88,9 @@ inline constexpr bool avx2 = MIXT_SIMD_AVX2 != 0;
 inline constexpr bool avx512 = MIXT_SIMD_AVX512 != 0;
 
 /// Whether the CPU running the program is an AMD one (CPUID's vendor string "AuthenticAMD"); false where the
-/// compiler offers no CPUID (and off x86).
-inline bool cpu_is_amd() noexcept {
+/// compiler offers no CPUID (and off x86). Cold: asked once per program (software_prefetch_pays keeps the
+/// answer), so that the code asking stays small enough to inline into every pass's plan.
+MIXT_COLD inline bool cpu_is_amd() noexcept {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
