@@ -106,6 +106,9 @@ _mixt_expr_case(eval.eval_of_float_bitwise_and
 _mixt_expr_case(expr.leaf_scalar_not_a_dtype
   "auto e = mixt::lazy(t<long double>);"
   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes")
+_mixt_expr_case(expr.leaf_of_a_narrow_dtype
+  "auto e = mixt::lazy(t<mixt::float8_e4m3fn>);"
+  "mixt: the narrow dtypes \\(float8, float6, float4, int4, int2\\) are storage types for now")
 _mixt_expr_case(eval.assign_float_into_int
   "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
   "does not promote implicitly to the destination.*mixt::cast<T>\\(e\\)"

@@ -29,11 +29,11 @@ struct tags_of<std::index_sequence<I...>> {
 using all_tags = typename tags_of<std::make_index_sequence<mixt::dtype_count>>::type;
 
 template <class Tag>
-constexpr bool concrete_v = !mixt::is_weak(Tag::value) && !mixt::is_small(Tag::value);
+constexpr bool concrete_v = !mixt::is_weak(Tag::value);
 template <class Tag>
 using is_concrete = std::bool_constant<concrete_v<Tag>>;
 using concrete_tags = mp::mp_copy_if<all_tags, is_concrete>;
-static_assert(mp::mp_size<concrete_tags>::value == 15);
+static_assert(mp::mp_size<concrete_tags>::value == 30);
 
 // Compile-time: storage exists exactly for the concrete tags, and the round trip is the identity.
 template <class Tag>
@@ -66,8 +66,11 @@ TEST(storage, concrete_tags_round_trip) {
             EXPECT_TRUE((std::is_same_v<mixt::tag_of_t<const T>, Tag>));
             EXPECT_EQ(mixt::dtype_of_v<T>, Tag::value);
             EXPECT_TRUE(mixt::is_storage_type_v<T>);
-            // The storage holds exactly the node's bits (bool is a byte).
-            EXPECT_EQ(static_cast<int>(sizeof(T) * 8), mixt::info(Tag::value).bits);
+            // The storage holds exactly the node's bits (bool is a byte); the narrow nodes, 2 to 8 bits, a byte.
+            if (mixt::is_small(Tag::value))
+                EXPECT_EQ(sizeof(T), 1u);
+            else
+                EXPECT_EQ(static_cast<int>(sizeof(T) * 8), mixt::info(Tag::value).bits);
         }
     });
 }
@@ -84,18 +87,20 @@ TEST(storage, storage_types_are_the_documented_ones) {
     EXPECT_TRUE((std::is_same_v<mixt::storage_t<dt::f64>, double>));
     EXPECT_TRUE((std::is_same_v<mixt::storage_t<dt::c64>, std::complex<float>>));
     EXPECT_TRUE((std::is_same_v<mixt::storage_t<dt::c128>, std::complex<double>>));
+    EXPECT_TRUE((std::is_same_v<mixt::storage_t<dt::float8_e4m3fn>, mixt::float8_e4m3fn>));
+    EXPECT_TRUE((std::is_same_v<mixt::storage_t<dt::int4>, mixt::int4>));
 }
 
-TEST(storage, weak_and_small_tags_have_no_storage) {
+TEST(storage, weak_tags_have_no_storage) {
     mp::mp_for_each<all_tags>([](auto tag) {
         using Tag = decltype(tag);
         if constexpr (!concrete_v<Tag>) {
             EXPECT_FALSE(mixt::has_storage_v<Tag>) << mixt::name(Tag::value);
         }
     });
-    EXPECT_FALSE(mixt::has_storage_v<dt::float8_e4m3fn>);
-    EXPECT_FALSE(mixt::has_storage_v<dt::float4_e2m1fn>);
-    EXPECT_FALSE(mixt::has_storage_v<dt::int4>);
+    EXPECT_TRUE(mixt::has_storage_v<dt::float8_e4m3fn>);
+    EXPECT_TRUE(mixt::has_storage_v<dt::float4_e2m1fn>);
+    EXPECT_TRUE(mixt::has_storage_v<dt::int4>);
     EXPECT_FALSE(mixt::has_storage_v<dt::weak_float>);
     EXPECT_FALSE(mixt::has_storage_v<int>); // not a tag at all
 }
@@ -167,7 +172,7 @@ TEST(storage, traits_are_sfinae_friendly) {
     EXPECT_FALSE(has_literal_tag<Eigen::half>);
     EXPECT_FALSE(has_tag<std::string>);
     EXPECT_FALSE(has_tag<long double>);
-    EXPECT_FALSE(has_storage<dt::float8_e5m2>);
+    EXPECT_TRUE(has_storage<dt::float8_e5m2>);
     EXPECT_FALSE(has_storage<dt::weak_int>);
     EXPECT_TRUE(has_storage<dt::f16>);
 }

@@ -1,8 +1,9 @@
 #ifndef MIXT_DTYPE_CONVERT_HPP
 #define MIXT_DTYPE_CONVERT_HPP
 
-// mixt::convert<To>(x): the one definition of what converting a value between two of mixt's 15 concrete
-// dtypes means. Every other conversion in mixt (the vectorized batches in simd/, the fused loops, device
+// mixt::convert<To>(x): the one definition of what converting a value between two of mixt's 33 concrete
+// dtypes means (the narrow ones, float8/6/4 and int4/2, by the rules of dtype/narrow_float.hpp and
+// dtype/narrow_int.hpp). Every other conversion in mixt (the vectorized batches in simd/, the fused loops, device
 // kernels) is tested to be bit-identical to this function, so it is written for exactness first and is
 // defined for every input: no undefined behaviour, whatever the value.
 //
@@ -33,15 +34,13 @@
 
 #include <Eigen/Core>
 
+#include "mixt/dtype/bits.hpp"
+#include "mixt/dtype/narrow_float.hpp"
+#include "mixt/dtype/narrow_int.hpp"
+
 #include <complex>
 #include <cstdint>
 #include <type_traits>
-
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_bit_cast)
-#define MIXT_DETAIL_HAS_BUILTIN_BIT_CAST 1
-#endif
-#endif
 
 namespace mixt {
 namespace detail {
@@ -70,27 +69,8 @@ inline constexpr bool is_convert_dtype_v =
     std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t> ||
     std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t> || std::is_same_v<T, std::int8_t> ||
     std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-    is_float_like_v<T> || std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
-
-template <class To, class From>
-EIGEN_DEVICE_FUNC constexpr To bit_cast(const From& x) noexcept {
-    static_assert(sizeof(To) == sizeof(From));
-#if defined(MIXT_DETAIL_HAS_BUILTIN_BIT_CAST)
-    return __builtin_bit_cast(To, x);
-#else
-    return Eigen::numext::bit_cast<To>(x);
-#endif
-}
-
-EIGEN_DEVICE_FUNC constexpr std::uint32_t f32_bits(float x) noexcept { return bit_cast<std::uint32_t>(x); }
-EIGEN_DEVICE_FUNC constexpr float f32_from_bits(std::uint32_t b) noexcept { return bit_cast<float>(b); }
-EIGEN_DEVICE_FUNC constexpr std::uint64_t f64_bits(double x) noexcept { return bit_cast<std::uint64_t>(x); }
-
-// NaN tests on the bits, not x != x, so they survive -ffast-math and are constant expressions.
-EIGEN_DEVICE_FUNC constexpr bool is_nan(float x) noexcept { return (f32_bits(x) & 0x7fffffffu) > 0x7f800000u; }
-EIGEN_DEVICE_FUNC constexpr bool is_nan(double x) noexcept {
-    return (f64_bits(x) & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
-}
+    is_float_like_v<T> || std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
+    is_narrow_float_v<T> || is_narrow_int_v<T>;
 
 #if defined(EIGEN_HAS_ARM64_FP16_SCALAR_ARITHMETIC) || defined(SYCL_DEVICE_ONLY)
 // There Eigen::half wraps a native half type, whose bits only Eigen's (non-constexpr) bit_cast reaches.
@@ -394,10 +374,16 @@ EIGEN_DEVICE_FUNC constexpr bool to_bool(T x) noexcept {
 template <class To, class From>
 EIGEN_DEVICE_FUNC constexpr To convert(From x) noexcept {
     static_assert(detail::is_convert_dtype_v<To> && detail::is_convert_dtype_v<From>,
-                  "mixt::convert<To>(x) requires To and the type of x to be among bool, u8..u64, i8..i64, "
-                  "Eigen::bfloat16, Eigen::half, float, double, std::complex<float>, std::complex<double>");
+                  "mixt::convert<To>(x) requires To and the type of x to be storage types of mixt's dtypes: bool, "
+                  "u8..u64, i8..i64, Eigen::bfloat16, Eigen::half, float, double, std::complex<float>, "
+                  "std::complex<double>, mixt::float8_* / float6_* / float4_e2m1fn, mixt::int4 / uint4 / int2 / uint2");
     if constexpr (std::is_same_v<To, From>) {
         return x;
+    } else if constexpr (is_narrow_float_v<From>) {
+        // Decoded exactly to float, which every rule below then rounds at most once.
+        return convert<To>(static_cast<float>(x));
+    } else if constexpr (is_narrow_int_v<From>) {
+        return convert<To>(static_cast<std::int8_t>(x.value()));
     } else if constexpr (detail::is_complex_v<From>) {
         if constexpr (detail::is_complex_v<To>) {
             using C = typename To::value_type;
@@ -410,6 +396,27 @@ EIGEN_DEVICE_FUNC constexpr To convert(From x) noexcept {
     } else if constexpr (detail::is_complex_v<To>) {
         using C = typename To::value_type;
         return To(convert<C>(x), C(0));
+    } else if constexpr (is_narrow_float_v<To>) {
+        // Rule 7 (one rounding, to nearest even) with each format's specials (dtype/narrow_float.hpp).
+        if constexpr (detail::is_bool_v<From>) {
+            return To(x ? 1 : 0);
+        } else if constexpr (detail::is_int_v<From>) {
+            return To(x);
+        } else if constexpr (std::is_same_v<From, double>) {
+            return To(x);
+        } else {
+            return To(static_cast<double>(detail::widen_to_f32(x)));
+        }
+    } else if constexpr (is_narrow_int_v<To>) {
+        // Rules 5 and 6: an integer wraps; a float truncates toward zero, NaN -> 0, saturated at To's range.
+        if constexpr (detail::is_bool_v<From>) {
+            return To(x ? 1 : 0);
+        } else if constexpr (detail::is_int_v<From>) {
+            return To(x);
+        } else {
+            const std::int32_t i = convert<std::int32_t>(x);
+            return To(i < To::min_value ? To::min_value : i > To::max_value ? To::max_value : i);
+        }
     } else if constexpr (detail::is_bool_v<To>) {
         return detail::to_bool(x);
     } else if constexpr (detail::is_bool_v<From>) {

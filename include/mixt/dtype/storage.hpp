@@ -2,8 +2,9 @@
 #define MIXT_DTYPE_STORAGE_HPP
 
 // Tags <-> C++ types. A concrete tag maps to the type that stores it (`f16` <-> `Eigen::half`); a C++
-// literal type maps to the weak tag of its kind (`int` -> `i*`, `double` -> `f*`). The sub-byte and small
-// float nodes have no storage type yet, so `storage_t` of them is ill-formed (SFINAE-friendly).
+// literal type maps to the weak tag of its kind (`int` -> `i*`, `double` -> `f*`). Every concrete node has a
+// storage type: the narrow floats and integers are mixt's own (dtype/narrow_float.hpp, dtype/narrow_int.hpp);
+// `storage_t` of a weak node is ill-formed (SFINAE-friendly).
 
 #include <complex>
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <Eigen/Core>
 
 #include "mixt/dtype/dtype.hpp"
+#include "mixt/dtype/narrow_float.hpp"
+#include "mixt/dtype/narrow_int.hpp"
 
 namespace mixt {
 
@@ -45,6 +48,21 @@ MIXT_DETAIL_STORAGE(float32, float)
 MIXT_DETAIL_STORAGE(float64, double)
 MIXT_DETAIL_STORAGE(complex64, std::complex<float>)
 MIXT_DETAIL_STORAGE(complex128, std::complex<double>)
+MIXT_DETAIL_STORAGE(uint2, ::mixt::uint2)
+MIXT_DETAIL_STORAGE(uint4, ::mixt::uint4)
+MIXT_DETAIL_STORAGE(int2, ::mixt::int2)
+MIXT_DETAIL_STORAGE(int4, ::mixt::int4)
+MIXT_DETAIL_STORAGE(float4_e2m1fn, ::mixt::float4_e2m1fn)
+MIXT_DETAIL_STORAGE(float6_e2m3fn, ::mixt::float6_e2m3fn)
+MIXT_DETAIL_STORAGE(float6_e3m2fn, ::mixt::float6_e3m2fn)
+MIXT_DETAIL_STORAGE(float8_e3m4, ::mixt::float8_e3m4)
+MIXT_DETAIL_STORAGE(float8_e4m3, ::mixt::float8_e4m3)
+MIXT_DETAIL_STORAGE(float8_e8m0fnu, ::mixt::float8_e8m0fnu)
+MIXT_DETAIL_STORAGE(float8_e4m3b11fnuz, ::mixt::float8_e4m3b11fnuz)
+MIXT_DETAIL_STORAGE(float8_e4m3fn, ::mixt::float8_e4m3fn)
+MIXT_DETAIL_STORAGE(float8_e4m3fnuz, ::mixt::float8_e4m3fnuz)
+MIXT_DETAIL_STORAGE(float8_e5m2, ::mixt::float8_e5m2)
+MIXT_DETAIL_STORAGE(float8_e5m2fnuz, ::mixt::float8_e5m2fnuz)
 #undef MIXT_DETAIL_STORAGE
 
 // The fixed-width aliases name only one type per width; `char`, `long long` and friends are the same dtype

@@ -55,8 +55,8 @@ namespace mixt::detail {
 namespace gpu {
 
 #if defined(__CUDACC__)
-using unit16 = uint4;
-using unit8 = uint2;
+using unit16 = ::uint4;
+using unit8 = ::uint2;
 #else
 struct alignas(16) unit16 {
     unsigned v[4];

@@ -132,11 +132,16 @@ struct leaf : expression<leaf<Policy, E>> {
     using policy = Policy;
     // A map of read-only memory (`TensorMap<Tensor<const T, N>>`) has the scalar `const T`; its dtype is T's.
     using value_type = std::remove_const_t<typename Eigen::internal::traits<eigen_type>::Scalar>;
+    static constexpr bool expression_dtype =
+        is_storage_type_v<value_type> && !is_narrow_float_v<value_type> && !is_narrow_int_v<value_type>;
+    static_assert(!is_narrow_float_v<value_type> && !is_narrow_int_v<value_type>,
+                  "mixt: the narrow dtypes (float8, float6, float4, int4, int2) are storage types for now: "
+                  "arrays hold them and mixt::convert converts them, but expressions do not take them yet");
     static_assert(is_storage_type_v<value_type>,
                   "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes (bool, the fixed-width "
                   "integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>)");
     // (f32 for a scalar type that is not a dtype, so that nothing else fails after the message above)
-    using tag = tag_of_t<std::conditional_t<is_storage_type_v<value_type>, value_type, float>>;
+    using tag = tag_of_t<std::conditional_t<expression_dtype, value_type, float>>;
     static constexpr int rank = detail::array_traits<eigen_type>::rank;
     static constexpr int layout = detail::array_traits<eigen_type>::layout;
     /// An Eigen Dense vector's orientation (detail::orientation_v): 1 a column vector, 2 a row vector, else 0.

@@ -52,6 +52,22 @@ inline constexpr bool is_policy_v<T, std::void_t<decltype(T::edges), decltype(T:
 
 namespace policy {
 using namespace mixt::dtypes;
+// The narrow nodes' tags, over the storage types of the same names in namespace mixt (dtype/narrow_float.hpp).
+using mixt::dtypes::float4_e2m1fn;
+using mixt::dtypes::float6_e2m3fn;
+using mixt::dtypes::float6_e3m2fn;
+using mixt::dtypes::float8_e3m4;
+using mixt::dtypes::float8_e4m3;
+using mixt::dtypes::float8_e4m3b11fnuz;
+using mixt::dtypes::float8_e4m3fn;
+using mixt::dtypes::float8_e4m3fnuz;
+using mixt::dtypes::float8_e5m2;
+using mixt::dtypes::float8_e5m2fnuz;
+using mixt::dtypes::float8_e8m0fnu;
+using mixt::dtypes::int2;
+using mixt::dtypes::int4;
+using mixt::dtypes::uint2;
+using mixt::dtypes::uint4;
 
 /// JAX's standard lattice with 64-bit types enabled (`jax_numpy_dtype_promotion=standard`, `jax_enable_x64`).
 /// The default policy.
