@@ -6,10 +6,10 @@ dtypes PyTorch and mixt share, for torch.result_type and for the dtype of a + b,
 Each row: lhs kind, lhs dtype, rhs kind, rhs dtype, result_type, add, mul, div. Kinds: `dim` (a tensor of shape
 [2]), `zerodim` (a tensor of shape []), `scalar` (a Python bool, int, float or complex; its dtype column is the
 Python type). A cell PyTorch refuses (an error) is `error`. PyTorch's own names are mapped to mixt's short names
-(b u8 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128); complex32 and the unsigned 16/32/64-bit ints, which PyTorch lacks
-or supports only in part, are left out.
+(b u8 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128); complex32 (`c32`) appears only as a result, and the unsigned
+16/32/64-bit ints, which PyTorch 1.13 lacks, are left out.
 
-Usage: gen_torch_table.py > test/data/promotion_torch.csv   (Debian 12: apt-get install python3-torch)
+Usage: gen_torch_table.py > test/data/promotion_torch.csv   (Debian 12: apt-get install python3-torch; run with /usr/bin/python3)
 """
 import sys
 
@@ -30,6 +30,7 @@ DTYPES = [
     ("c128", torch.complex128),
 ]
 NAME = {d: n for n, d in DTYPES}
+NAME[torch.complex32] = "c32"  # a result only (f16 with a complex rank-0 operand or scalar): mixt has no c32
 SCALARS = [("bool", True), ("int", 3), ("float", 2.5), ("complex", 1.5 + 0.5j)]
 
 
