@@ -508,6 +508,37 @@ TEST(simd_wide, fused_loop_on_words_matches_the_definition_at_every_length) {
     static_assert(fn::word_loop_v<i16, decltype(fn::make_kernel<i16>(mixt::lazy(std::declval<const TU8&>()) + std::declval<const T8&>()))>);
 }
 
+// f32 -> bf16 on every high half of an f32 (every bf16 neighbourhood: zeros, subnormals, normals, inf, NaN) with
+// low halves on and around the tie: the 16-lane store, its rounding kept in f32 lanes, and the 8-lane store,
+// against mixt::convert. Where the target has AVX512-BF16 this checks the CPU's vcvtneps2bf16 and the repair of the
+// lanes it reads as zero (subnormal inputs).
+TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
+    const std::uint32_t lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
+                                    0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
+    long wrong = 0;
+    alignas(64) float in[16];
+    alignas(64) bf16 out16[16];
+    alignas(64) bf16 out8[16];
+    alignas(64) float rounded[16];
+    for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
+        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | lows[k]);
+        simd::wide::store(out16, simd::wide::batch<bf16>{_mm512_load_ps(in)});
+        simd::store(out8, simd::batch<bf16>{_mm256_load_ps(in)});
+        simd::store(out8 + 8, simd::batch<bf16>{_mm256_load_ps(in + 8)});
+        _mm512_store_ps(rounded, simd::wide::detail::round_to<bf16>(_mm512_load_ps(in)));
+        for (int k = 0; k < 16; ++k) {
+            const bf16 want = mixt::convert<bf16>(in[k]);
+            const bool ok = fn::bf16_bits(out16[k]) == fn::bf16_bits(want) && fn::bf16_bits(out8[k]) == fn::bf16_bits(want) &&
+                            std::bit_cast<std::uint32_t>(rounded[k]) == std::bit_cast<std::uint32_t>(mixt::convert<float>(want));
+            if (!ok && ++wrong <= 10)
+                ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(in[k]) << ": 16-lane "
+                              << fn::bf16_bits(out16[k]) << ", 8-lane " << fn::bf16_bits(out8[k]) << ", want "
+                              << fn::bf16_bits(want);
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
 // The loop on words with streaming stores runs in eval/streaming_test.cpp (`u8 + i8` at every length and
 // offset): this program is built without streaming (mixt_add_test), so it could not stream here.
 

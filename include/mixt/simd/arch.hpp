@@ -35,6 +35,16 @@
 #define MIXT_SIMD_AVX512 0
 #endif
 
+// MIXT_SIMD_AVX512BF16 is 1 where the 16-lane batches are on and the target has AVX512-BF16: f32 -> bf16 rounding
+// then uses the CPU's vcvtneps2bf16, with the lanes it gets wrong (subnormal inputs, which it reads as zero) redone
+// in integer arithmetic, so the bits stay those of mixt::convert. Define MIXT_SIMD_NO_AVX512BF16 to keep to the
+// integer rounding.
+#if MIXT_SIMD_AVX512 && defined(__AVX512BF16__) && !defined(MIXT_SIMD_NO_AVX512BF16)
+#define MIXT_SIMD_AVX512BF16 1
+#else
+#define MIXT_SIMD_AVX512BF16 0
+#endif
+
 // MIXT_COLD marks a function that runs rarely (the complex product's scalar fallback, simd/ops_avx2.hpp; a
 // comparison with a literal that does not fit, and the error paths of the checks before a write): never
 // inlined and laid out away from the hot code, so that the code calling it stays small.

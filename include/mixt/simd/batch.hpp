@@ -202,6 +202,17 @@ inline __m128i narrow_to_u16(__m256i v, bool high_half = false) noexcept {
     return _mm256_castsi256_si128(_mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
+// f32 -> bf16 bits rounded to nearest even, packed. With AVX512-BF16, the CPU's conversion (vcvtneps2bf16 rounds
+// to nearest even and quiets a NaN as f32x8_to_bf16_high does, but reads a subnormal input as zero); a batch with
+// a subnormal lane, found with one classification, takes the integer rounding instead.
+inline __m128i f32x8_to_bf16(__m256 f) noexcept {
+#if MIXT_SIMD_AVX512BF16
+    if (__builtin_expect(_mm256_fpclass_ps_mask(f, 0x20) == 0, 1)) // 0x20: denormal
+        return reinterpret_cast<__m128i>(_mm256_cvtneps_pbh(f));
+#endif
+    return narrow_to_u16(f32x8_to_bf16_high(f), true);
+}
+
 inline __m256i lane_index_mask(int n) noexcept {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -274,7 +285,7 @@ __m128i packed_u16(const batch<T>& b) noexcept {
     if constexpr (std::is_same_v<T, Eigen::half>)
         return f32x8_to_f16(b.v);
     else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
-        return narrow_to_u16(f32x8_to_bf16_high(b.v), true);
+        return f32x8_to_bf16(b.v);
     else
         return narrow_to_u16(b.v);
 }

@@ -106,13 +106,23 @@ inline __m512i f32_to_bf16_high(__m512 f) noexcept {
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
+// f32 -> bf16 bits rounded to nearest even, packed: with AVX512-BF16 the CPU's conversion, the integer rounding
+// for a batch with a subnormal lane (which vcvtneps2bf16 reads as zero; simd::detail::f32x8_to_bf16).
+inline __m256i f32_to_bf16(__m512 f) noexcept {
+#if MIXT_SIMD_AVX512BF16
+    if (__builtin_expect(_mm512_fpclass_ps_mask(f, 0x20) == 0, 1)) // 0x20: denormal
+        return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(f));
+#endif
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(f), 16));
+}
+
 // The 16 elements of a batch of f16 or bf16, rounded, in memory order.
 template <class T>
 __m256i packed_u16(const batch<T>& b) noexcept {
     if constexpr (std::is_same_v<T, Eigen::half>)
         return _mm512_cvtps_ph(b.v, _MM_FROUND_TO_NEAREST_INT);
     else
-        return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(b.v), 16));
+        return f32_to_bf16(b.v);
 }
 
 } // namespace detail
@@ -225,7 +235,7 @@ __m512 round_to(__m512 f) noexcept {
     if constexpr (std::is_same_v<T, Eigen::half>)
         return _mm512_cvtph_ps(_mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
     else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
-        return _mm512_castsi512_ps(f32_to_bf16_high(f));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(f32_to_bf16(f)), 16));
     else
         return f;
 }
