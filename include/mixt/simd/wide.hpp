@@ -235,7 +235,7 @@ __m512 round_to(__m512 f) noexcept {
     if constexpr (std::is_same_v<T, Eigen::half>)
         return _mm512_cvtph_ps(_mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
     else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
-        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(f32_to_bf16(f)), 16));
+        return _mm512_castsi512_ps(f32_to_bf16_high(f)); // (the integer rounding: no packing and widening back)
     else
         return f;
 }
