@@ -5,6 +5,7 @@
 // vocabulary of every exact conversion (dtype/convert.hpp, dtype/narrow_float.hpp).
 
 #include <cstdint>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -35,6 +36,33 @@ EIGEN_DEVICE_FUNC constexpr double f64_from_bits(std::uint64_t b) noexcept { ret
 EIGEN_DEVICE_FUNC constexpr bool is_nan(float x) noexcept { return (f32_bits(x) & 0x7fffffffu) > 0x7f800000u; }
 EIGEN_DEVICE_FUNC constexpr bool is_nan(double x) noexcept {
     return (f64_bits(x) & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
+}
+
+// Rounds x (2^k <= |x|) to odd at granularity 2^k: clear the k low bits and, if any was set, set bit k.
+// Works on two's complement too, since round-to-odd picks the odd neighbour whichever way it lies.
+template <class U>
+EIGEN_DEVICE_FUNC constexpr U collapse_low_bits(U u, int k) noexcept {
+    const U mask = static_cast<U>((U{1} << k) - 1u);
+    return static_cast<U>((u & static_cast<U>(~mask)) | static_cast<U>(((u & mask) + mask) & (mask + 1u)));
+}
+
+// int -> f64 exactly when |x| < 2^53, rounded to odd (at granularity 2^11) above: exact for the later
+// rounding to f32 or narrower.
+template <class I>
+EIGEN_DEVICE_FUNC constexpr double int_to_f64_odd(I x) noexcept {
+    if constexpr (sizeof(I) <= 4) {
+        return static_cast<double>(x);
+    } else {
+        constexpr I lim = I{1} << 53;
+        if constexpr (std::is_signed_v<I>) {
+            if (x >= -lim && x <= lim) return static_cast<double>(x);
+        } else {
+            if (x <= lim) return static_cast<double>(x);
+        }
+        // Bits 11..63 (53 of them) survive, so the conversion below is exact.
+        const auto u = collapse_low_bits(static_cast<std::uint64_t>(x), 11);
+        return static_cast<double>(static_cast<I>(u));
+    }
 }
 
 } // namespace mixt::detail

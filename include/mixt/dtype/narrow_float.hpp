@@ -69,13 +69,11 @@ EIGEN_DEVICE_FUNC constexpr float_format format_of(dtype d) noexcept {
     }
 }
 
-EIGEN_DEVICE_FUNC constexpr bool is_narrow_float_dtype(dtype d) noexcept { return format_of(d).bits != 0; }
 
 /// The constants of format F that the encoder and decoder need, all derived from its layout.
 template <dtype D>
 struct narrow_float_traits {
     static constexpr float_format f = format_of(D);
-    static_assert(f.bits != 0, "mixt: not a narrow float dtype");
     static constexpr int M = f.mantissa;
     static constexpr bool has_sign = f.family != float_family::e8m0;
     static constexpr std::uint8_t sign_bit = has_sign ? static_cast<std::uint8_t>(1u << (f.bits - 1)) : 0;
@@ -210,23 +208,6 @@ EIGEN_DEVICE_FUNC constexpr std::uint8_t narrow_from_f64(double x) noexcept {
 
 struct from_bits_t {};
 
-/// An integer as a double, exact below 2^53 and rounded to odd at bit 11 above (bits 11..63 are exact in a
-/// double, and the lowest of them remembers whether anything below was set), so that one later rounding to a
-/// narrower format is the integer's correct rounding.
-template <class I>
-EIGEN_DEVICE_FUNC constexpr double int_to_f64_sticky(I i) noexcept {
-    if constexpr (sizeof(I) < 8) {
-        return static_cast<double>(i);
-    } else {
-        const bool negative = std::is_signed_v<I> && i < 0;
-        std::uint64_t u = static_cast<std::uint64_t>(i);
-        if (negative) u = ~u + 1u;
-        if (u >= (std::uint64_t{1} << 53)) u = (u & ~std::uint64_t{0x7ff}) | ((u & 0x7ffu) != 0 ? 0x800u : 0u);
-        const double d = static_cast<double>(u);
-        return negative ? -d : d;
-    }
-}
-
 } // namespace detail
 
 /// A narrow float of dtype D (one of the eleven `float8_*`, `float6_*`, `float4_*` nodes): its code in one byte.
@@ -234,7 +215,7 @@ EIGEN_DEVICE_FUNC constexpr double int_to_f64_sticky(I i) noexcept {
 /// `mixt::convert<To>(x)` converts between it and every other dtype (dtype/convert.hpp).
 template <dtype D>
 struct narrow_float {
-    static_assert(detail::is_narrow_float_dtype(D), "mixt: narrow_float<D> takes a float8, float6 or float4 dtype");
+    static_assert(is_small_float(D), "mixt: narrow_float<D> takes a float8, float6 or float4 dtype");
     using traits = detail::narrow_float_traits<D>;
     static constexpr dtype value_dtype = D;
     static constexpr float_format format = traits::f;
@@ -250,7 +231,7 @@ struct narrow_float {
     /// final rounding needs).
     template <class I>
         requires(std::is_integral_v<I>)
-    EIGEN_DEVICE_FUNC explicit constexpr narrow_float(I i) noexcept : code(detail::narrow_from_f64<D>(detail::int_to_f64_sticky(i))) {}
+    EIGEN_DEVICE_FUNC explicit constexpr narrow_float(I i) noexcept : code(detail::narrow_from_f64<D>(detail::int_to_f64_odd(i))) {}
 
     EIGEN_DEVICE_FUNC static constexpr narrow_float from_bits(std::uint8_t c) noexcept { return {detail::from_bits_t{}, c}; }
     EIGEN_DEVICE_FUNC constexpr std::uint8_t bits() const noexcept { return code; }

@@ -17,26 +17,14 @@
 
 namespace mixt {
 
-namespace detail {
-EIGEN_DEVICE_FUNC constexpr int narrow_int_bits(dtype d) noexcept {
-    switch (d) {
-    case dtype::int2:
-    case dtype::uint2: return 2;
-    case dtype::int4:
-    case dtype::uint4: return 4;
-    default: return 0;
-    }
-}
-EIGEN_DEVICE_FUNC constexpr bool narrow_int_signed(dtype d) noexcept { return d == dtype::int2 || d == dtype::int4; }
-} // namespace detail
 
 /// A narrow integer of dtype D (int4, uint4, int2, uint2). `value()` is its value as an int.
 template <dtype D>
 struct narrow_int {
-    static_assert(detail::narrow_int_bits(D) != 0, "mixt: narrow_int<D> takes int4, uint4, int2 or uint2");
+    static_assert(is_small(D) && kind(D) != dtype_kind::floating, "mixt: narrow_int<D> takes int4, uint4, int2 or uint2");
     static constexpr dtype value_dtype = D;
-    static constexpr int bits_wide = detail::narrow_int_bits(D);
-    static constexpr bool is_signed = detail::narrow_int_signed(D);
+    static constexpr int bits_wide = info(D).bits;
+    static constexpr bool is_signed = kind(D) == dtype_kind::signed_int;
     static constexpr std::uint8_t mask = static_cast<std::uint8_t>((1u << bits_wide) - 1u);
     static constexpr int min_value = is_signed ? -(1 << (bits_wide - 1)) : 0;
     static constexpr int max_value = is_signed ? (1 << (bits_wide - 1)) - 1 : (1 << bits_wide) - 1;
