@@ -105,10 +105,14 @@ _mixt_expr_case(eval.eval_of_float_bitwise_and
   "${_not_defined}" "not_defined_for_dtype<mixt::op::bit_and, mixt::dtype_tag<mixt::dtype::float32>")
 _mixt_expr_case(expr.leaf_scalar_not_a_dtype
   "auto e = mixt::lazy(t<long double>);"
-  "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes")
-_mixt_expr_case(expr.leaf_of_a_narrow_dtype
-  "auto e = mixt::lazy(t<mixt::float8_e4m3fn>);"
-  "mixt: the narrow dtypes \\(float8, float6, float4, int4, int2\\) are storage types for now")
+  "mixt: a leaf's scalar type must be the storage type of one of mixt's 30 concrete dtypes")
+_mixt_expr_case(eval.eval_of_two_float8_formats
+  "void f() { auto r = mixt::eval(mixt::lazy(t<mixt::float8_e4m3fn>) + t<mixt::float8_e5m2>); (void)r; }"
+  "8-bit and smaller floats do not support implicit promotion.*mixt::cast<T>\\(x\\)"
+  "small_float_promotion<mixt::op::add, mixt::dtype_tag<mixt::dtype::float8_e4m3fn>, mixt::dtype_tag<mixt::dtype::float8_e5m2>")
+_mixt_expr_case(eval.eval_of_float8_and_f32
+  "void f() { auto r = mixt::eval(mixt::lazy(t<mixt::float8_e4m3fn>) * t<float>); (void)r; }"
+  "8-bit and smaller floats do not support implicit promotion.*mixt::cast<T>\\(x\\)")
 _mixt_expr_case(eval.assign_float_into_int
   "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
   "does not promote implicitly to the destination.*mixt::cast<T>\\(e\\)"

@@ -127,6 +127,21 @@ inline constexpr bool is_storage_type_v<T, std::void_t<tag_of_t<T>>> = true;
 template <class T>
 inline constexpr dtype dtype_of_v = tag_of_t<T>::value;
 
+namespace detail {
+// The narrow dtypes (float8/6/4, int4/2) have no arithmetic of their own: every operation on them runs in their
+// compute type, f32 for the floats (one rounding of the f32 result to the narrow format is the correctly rounded
+// result of + - * / and sqrt, as f32 carries more than twice their significand bits) and i32 for the ints (whose
+// wrapping result the conversion back reduces modulo 2^n), and its result is converted back to the node's dtype.
+// The kernel tree (eval/kernel.hpp) and the lowering to Eigen (eval/lower.hpp) both apply this rule, so no
+// per-element functor (expr/functors.hpp) ever sees a narrow value.
+template <class T>
+using narrow_compute_t =
+    std::conditional_t<is_narrow_float_v<T>, float, std::conditional_t<is_narrow_int_v<T>, std::int32_t, T>>;
+template <class T>
+inline constexpr bool is_narrow_v = is_narrow_float_v<T> || is_narrow_int_v<T>;
+
+} // namespace detail
+
 } // namespace mixt
 
 #endif // MIXT_DTYPE_STORAGE_HPP

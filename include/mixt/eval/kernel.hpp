@@ -85,6 +85,8 @@ inline constexpr std::size_t array_count_v<op<Fn, R, Ks...>> = (std::size_t{0} +
 
 template <class S, class E>
 auto make_kernel_tree(const E& e);
+template <class O, class E>
+auto make_compute_tree(const E& e);
 
 /// The tree of an expression node or leaf in its own dtype.
 template <class P, class X>
@@ -103,6 +105,20 @@ auto make_native_kernel_tree(const node<Op, Cs...>& n) {
         // cast<T>(x): x converted to T. No target has an identity worth computing (the SIMD back ends would
         // round-trip f16/bf16 lanes through memory for it).
         return make_kernel_tree<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children));
+    } else if constexpr (narrow_operation_v<N>) {
+        // An operation on narrow dtypes: in their compute types (f32, i32), its result converted back
+        // (expr/functors.hpp, narrow_compute_t). Each operand is first its own dtype's value (a literal rounded
+        // to the narrow dtype it is converted to), then widened.
+        using R = value_t<N>;
+        auto k = [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return ktree::op<typename Op::fn, narrow_compute_t<R>,
+                             decltype(make_compute_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
+                {make_compute_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...}};
+        }(std::index_sequence_for<Cs...>{});
+        if constexpr (is_narrow_v<R>)
+            return ktree::convert<R, decltype(k)>{k};
+        else
+            return k;
     } else {
         // Braced initialization: the operands are made left to right, the order of the leaves.
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -110,6 +126,20 @@ auto make_native_kernel_tree(const node<Op, Cs...>& n) {
                              decltype(make_kernel_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
                 {make_kernel_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...}};
         }(std::index_sequence_for<Cs...>{});
+    }
+}
+
+/// The tree of `e` converted to O, then widened to O's compute type (a narrow O's f32 or i32).
+template <class O, class E>
+auto make_compute_tree(const E& e) {
+    using C = narrow_compute_t<O>;
+    if constexpr (std::is_same_v<C, O>) {
+        return make_kernel_tree<O>(e);
+    } else if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<value_t<E>>>) {
+        return ktree::constant<C>{mixt::convert<C>(mixt::convert<O>(e.value))};
+    } else {
+        auto k = make_kernel_tree<O>(e);
+        return ktree::convert<C, decltype(k)>{k};
     }
 }
 

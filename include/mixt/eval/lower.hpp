@@ -199,6 +199,8 @@ auto broadcast_operand(const X& x, const Eigen::DSizes<Eigen::Index, R>& dims) {
 
 template <class S, class E, class Low>
 decltype(auto) lower_as(const E& e, const Low& low);
+template <class O, class E, class Low>
+auto lower_compute(const E& e, const Low& low);
 
 template <class P, class E, class Low>
 auto lower_impl(const leaf<P, E>& l, const Low& low) {
@@ -224,6 +226,32 @@ auto lower_impl(const node<Op, Cs...>& n, const Low& low) {
     if constexpr (literal_compare_v<N>) {
         const literal_compare_parts<N> parts(n);
         return lower_as<typename decltype(parts)::join>(parts.array, low).unaryExpr(parts.compare);
+    } else if constexpr (narrow_operation_v<N>) {
+        // An operation on narrow dtypes runs in their compute types, its result converted back (as the kernel
+        // tree does it, eval/kernel.hpp; expr/functors.hpp, narrow_compute_t).
+        using C = narrow_compute_t<R>;
+        auto computed = [&] {
+            if constexpr (sizeof...(Cs) == 1) {
+                return lower_compute<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
+                    .unaryExpr(apply_functor<typename Op::fn, C>{});
+            } else if constexpr (sizeof...(Cs) == 2) {
+                return lower_compute<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
+                    .binaryExpr(lower_compute<boost::mp11::mp_at_c<ops, 1>>(std::get<1>(n.children), low),
+                                apply_functor<typename Op::fn, C>{});
+            } else if constexpr (std::is_same_v<Op, op::where>) {
+                return lower_as<bool>(std::get<0>(n.children), low)
+                    .select(lower_compute<R>(std::get<1>(n.children), low), lower_compute<R>(std::get<2>(n.children), low));
+            } else {
+                static_assert(std::is_same_v<Op, op::clip>);
+                return lower_compute<R>(std::get<0>(n.children), low)
+                    .binaryExpr(lower_compute<R>(std::get<1>(n.children), low), apply_functor<maximum_fn, C>{})
+                    .binaryExpr(lower_compute<R>(std::get<2>(n.children), low), apply_functor<minimum_fn, C>{});
+            }
+        }();
+        if constexpr (std::is_same_v<C, R>)
+            return computed;
+        else
+            return computed.unaryExpr(convert_functor<R, C>{});
     } else if constexpr (sizeof...(Cs) == 1) {
         return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
             .unaryExpr(apply_functor<typename Op::fn, R>{});
@@ -253,6 +281,21 @@ decltype(auto) lower_as(const E& e, const Low& low) {
         return lower_impl(e, low);
     } else {
         return lower_impl(e, low).unaryExpr(convert_functor<S, V>{});
+    }
+}
+
+/// `e` lowered as O, then widened to O's compute type (a narrow O's f32 or i32; a literal rounded to O first).
+template <class O, class E, class Low>
+auto lower_compute(const E& e, const Low& low) {
+    using C = narrow_compute_t<O>;
+    if constexpr (std::is_same_v<C, O>) {
+        return lower_as<O>(e, low);
+    } else if constexpr (is_literal_v<E>) {
+        const auto ref = broadcast_operand<Low::layout>(low.ref, low.dims);
+        using Ref = typename Eigen::internal::traits<decltype(ref)>::Scalar;
+        return ref.unaryExpr(constant_functor<C, Ref>{mixt::convert<C>(mixt::convert<O>(e.value))});
+    } else {
+        return lower_as<O>(e, low).unaryExpr(convert_functor<C, O>{});
     }
 }
 

@@ -132,14 +132,11 @@ struct leaf : expression<leaf<Policy, E>> {
     using policy = Policy;
     // A map of read-only memory (`TensorMap<Tensor<const T, N>>`) has the scalar `const T`; its dtype is T's.
     using value_type = std::remove_const_t<typename Eigen::internal::traits<eigen_type>::Scalar>;
-    static constexpr bool expression_dtype =
-        is_storage_type_v<value_type> && !is_narrow_float_v<value_type> && !is_narrow_int_v<value_type>;
-    static_assert(!is_narrow_float_v<value_type> && !is_narrow_int_v<value_type>,
-                  "mixt: the narrow dtypes (float8, float6, float4, int4, int2) are storage types for now: "
-                  "arrays hold them and mixt::convert converts them, but expressions do not take them yet");
+    static constexpr bool expression_dtype = is_storage_type_v<value_type>;
     static_assert(is_storage_type_v<value_type>,
-                  "mixt: a leaf's scalar type must be one of mixt's 15 concrete dtypes (bool, the fixed-width "
-                  "integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>)");
+                  "mixt: a leaf's scalar type must be the storage type of one of mixt's 30 concrete dtypes (bool, "
+                  "the fixed-width integers, Eigen::bfloat16, Eigen::half, float, double, std::complex<float|double>, "
+                  "mixt::float8_* / float6_* / float4_e2m1fn, mixt::int4 / uint4 / int2 / uint2)");
     // (f32 for a scalar type that is not a dtype, so that nothing else fails after the message above)
     using tag = tag_of_t<std::conditional_t<expression_dtype, value_type, float>>;
     static constexpr int rank = detail::array_traits<eigen_type>::rank;
@@ -374,6 +371,15 @@ struct well_formed<node<Op, Cs...>>
                          (well_formed<std::remove_cvref_t<Cs>>::value && ...)> {};
 template <class E>
 inline constexpr bool well_formed_v = well_formed<std::remove_cvref_t<E>>::value;
+
+/// Whether node N computes in the compute types of narrow dtypes (dtype/storage.hpp, narrow_compute_t): its
+/// result or an operand is a narrow dtype.
+template <class N>
+inline constexpr bool narrow_operation_v = [] {
+    return []<class... Os>(boost::mp11::mp_list<Os...>) {
+        return is_narrow_v<value_t<N>> || (is_narrow_v<Os> || ...);
+    }(boost::mp11::mp_rename<typename N::operand_types, boost::mp11::mp_list>{});
+}();
 
 // The two walks over an expression's leaves, depth-first and left to right (the order of kernel_args'
 // pointers, of leaf_views_of and of the GPU's device nodes); literals, scalars and reductions have none.

@@ -65,7 +65,13 @@ constexpr dtype unsigned_of_bits(int bits) {
     return bits <= 8 ? dtype::uint8 : bits <= 16 ? dtype::uint16 : bits <= 32 ? dtype::uint32 : dtype::uint64;
 }
 constexpr bool is_half_dtype(dtype d) { return d == dtype::float16 || d == dtype::bfloat16; }
-constexpr dtype upcast_half(dtype d) { return is_half_dtype(d) ? dtype::float32 : d; }
+// The floats narrower than 32 bits accumulate in f32 (f16, bf16, and the float8/6/4 formats); the integers of 4
+// and 2 bits in i32, the same value modulo 2^n (their sums and products wrap at the end, as any int's do).
+constexpr dtype accumulator_of(dtype d) {
+    if (is_half_dtype(d) || is_small_float(d)) return dtype::float32;
+    if (is_small(d)) return dtype::int32; // int4, uint4, int2, uint2
+    return d;
+}
 constexpr bool is_integer_kind(dtype d) {
     return kind(d) == dtype_kind::signed_int || kind(d) == dtype_kind::unsigned_int;
 }
@@ -75,7 +81,7 @@ constexpr bool is_integer_kind(dtype d) {
 /// and float are `default_int` and `default_float`; `given`: the dtype was chosen by the caller (`sum<T>`), and
 /// `in` is it.
 constexpr reduce_dtypes reduce_types(reduce_kind k, dtype in, dtype default_int, dtype default_float, bool given) {
-    using detail::upcast_half;
+    using detail::accumulator_of;
     switch (k) {
     case reduce_kind::sum:
     case reduce_kind::prod: {
@@ -89,7 +95,7 @@ constexpr reduce_dtypes reduce_types(reduce_kind k, dtype in, dtype default_int,
             else if (kind(in) == dtype_kind::unsigned_int && info(in).bits < width)
                 r = detail::unsigned_of_bits(width);
         }
-        return {r, upcast_half(r)};
+        return {r, accumulator_of(r)};
     }
     case reduce_kind::mean: {
         if (kind(in) == dtype_kind::boolean || detail::is_integer_kind(in)) {
@@ -97,12 +103,12 @@ constexpr reduce_dtypes reduce_types(reduce_kind k, dtype in, dtype default_int,
                 return {dtype::float32, kind(in) == dtype_kind::signed_int ? dtype::int64 : dtype::uint64};
             return {default_float, default_float};
         }
-        return {in, upcast_half(in)};
+        return {in, accumulator_of(in)};
     }
     case reduce_kind::min:
-    case reduce_kind::max: return {in, upcast_half(in)};
+    case reduce_kind::max: return {in, accumulator_of(in)};
     case reduce_kind::argmin:
-    case reduce_kind::argmax: return {default_int, upcast_half(in)};
+    case reduce_kind::argmax: return {default_int, accumulator_of(in)};
     case reduce_kind::any:
     case reduce_kind::all: return {dtype::bool_, dtype::bool_};
     }

@@ -34,10 +34,10 @@
 #include <cstring>
 #include <type_traits>
 
+#include <array>
+
 #if MIXT_SIMD_AVX2
 #include <immintrin.h>
-#else
-#include <array>
 #endif
 
 namespace mixt::simd {
@@ -126,6 +126,23 @@ template <>
 struct batch<double> {
     using value_type = double;
     __m256d v[2];
+};
+
+// The narrow dtypes (dtype/narrow_float.hpp, dtype/narrow_int.hpp): a float8/6/4 batch holds its 8 exact values
+// as f32 lanes, an int4/2 batch its 8 values in 32-bit lanes. Every operation on them runs in f32 or i32
+// (narrow_compute_t, dtype/storage.hpp), so these batches are only loaded, converted and stored.
+template <class T>
+    requires ::mixt::is_narrow_float_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m256 v;
+};
+
+template <class T>
+    requires ::mixt::is_narrow_int_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m256i v;
 };
 
 template <>
@@ -223,7 +240,55 @@ inline __m256i lane_index_mask64(int n, int which) noexcept {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(base, base + 1, base + 2, base + 3));
 }
 
+// The narrow dtypes' 8 codes (the low 8 bytes of c) to their batch lanes, and back.
+template <class T>
+struct narrow_float_table {
+    static constexpr auto bits = [] {
+        std::array<std::uint32_t, 256> t{};
+        for (unsigned c = 0; c < 256; ++c)
+            t[c] = ::mixt::detail::narrow_to_f32_bits<T::value_dtype>(static_cast<std::uint8_t>(c));
+        return t;
+    }();
+};
+template <class T>
+inline __m256 decode_narrow_float(__m128i c) noexcept {
+    return _mm256_i32gather_ps(reinterpret_cast<const float*>(narrow_float_table<T>::bits.data()),
+                               _mm256_cvtepu8_epi32(c), 4);
+}
+template <class T>
+inline __m128i encode_narrow_float(__m256 f) noexcept {
+    alignas(32) float in[lanes];
+    alignas(16) std::uint8_t out[16] = {};
+    _mm256_store_ps(in, f);
+    for (int i = 0; i < lanes; ++i) out[i] = T(in[i]).bits();
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(out));
+}
+template <class T>
+inline __m256i decode_narrow_int(__m128i c) noexcept {
+    constexpr int shift = 32 - T::bits_wide;
+    const __m256i w = _mm256_cvtepu8_epi32(c);
+    if constexpr (T::is_signed)
+        return _mm256_srai_epi32(_mm256_slli_epi32(w, shift), shift);
+    else
+        return _mm256_and_si256(w, _mm256_set1_epi32(T::mask));
+}
+template <class T>
+inline __m128i encode_narrow_int(__m256i v) noexcept {
+    return _mm_and_si128(narrow_to_u8(v), _mm_set1_epi8(static_cast<char>(T::mask)));
+}
+
 } // namespace detail
+
+/// Loads 8 narrow elements (float8/6/4, int4/2), one byte each.
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+batch<T> load(const T* p) noexcept {
+    const __m128i c = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    if constexpr (::mixt::is_narrow_float_v<T>)
+        return {detail::decode_narrow_float<T>(c)};
+    else
+        return {detail::decode_narrow_int<T>(c)};
+}
 
 /// Loads 8 contiguous elements (no alignment needed): `auto b = mixt::simd::load(p);`
 template <class T>
@@ -291,6 +356,23 @@ __m128i packed_u16(const batch<T>& b) noexcept {
 }
 } // namespace detail
 
+namespace detail {
+template <class T>
+__m128i narrow_codes(const batch<T>& b) noexcept {
+    if constexpr (::mixt::is_narrow_float_v<T>)
+        return encode_narrow_float<T>(b.v);
+    else
+        return encode_narrow_int<T>(b.v);
+}
+} // namespace detail
+
+/// Stores 8 narrow elements, one byte each.
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+void store(T* p, const batch<T>& b) noexcept {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), detail::narrow_codes(b));
+}
+
 /// Stores 8 contiguous elements (no alignment needed): `mixt::simd::store(p, b);`
 template <class T>
 void store(T* p, const batch<T>& b) noexcept {
@@ -329,6 +411,16 @@ void store(T* p, const batch<T>& b) noexcept {
             _mm_storeu_pd(q + 6, _mm256_extractf128_pd(hi, 1));
         }
     }
+}
+
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+void stream_store(T* p, const batch<T>& b) noexcept {
+#if defined(__x86_64__) || defined(_M_X64)
+    _mm_stream_si64(reinterpret_cast<long long*>(p), _mm_cvtsi128_si64(detail::narrow_codes(b)));
+#else
+    store(p, b);
+#endif
 }
 
 /// Stores 8 contiguous elements with non-temporal (streaming) stores, which write around the caches
@@ -383,6 +475,27 @@ void stream_store_pair(T* p, const batch<T>& a, const batch<T>& b) noexcept {
         stream_store(p, a);
         stream_store(p + lanes, b);
     }
+}
+
+/// load_partial of narrow elements: lanes n..7 are zero (e8m0fnu has no zero, but its lanes are f32 lanes).
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+batch<T> load_partial(const T* p, int n) noexcept {
+    alignas(16) std::uint8_t codes[16] = {};
+    std::memcpy(codes, p, static_cast<std::size_t>(n));
+    const __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(codes));
+    if constexpr (::mixt::is_narrow_float_v<T>)
+        return {_mm256_and_ps(detail::decode_narrow_float<T>(c), _mm256_castsi256_ps(detail::lane_index_mask(n)))};
+    else
+        return {_mm256_and_si256(detail::decode_narrow_int<T>(c), detail::lane_index_mask(n))};
+}
+
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+void store_partial(T* p, const batch<T>& b, int n) noexcept {
+    alignas(16) std::uint8_t codes[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(codes), detail::narrow_codes(b));
+    std::memcpy(p, codes, static_cast<std::size_t>(n));
 }
 
 /// Loads the first n (0 <= n < 8) elements, reading nothing past p + n; lanes n..7 are zero.
@@ -452,6 +565,15 @@ void store_partial(T* p, const batch<T>& b, int n) noexcept {
         store(buf, b);
         for (int i = 0; i < n; ++i) p[i] = buf[i];
     }
+}
+
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+batch<T> broadcast(T x) noexcept {
+    if constexpr (::mixt::is_narrow_float_v<T>)
+        return {_mm256_set1_ps(static_cast<float>(x))};
+    else
+        return {_mm256_set1_epi32(x.value())};
 }
 
 /// All 8 lanes equal to x: `auto ones = mixt::simd::broadcast(1.0f);`

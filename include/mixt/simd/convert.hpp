@@ -422,14 +422,80 @@ batch<std::complex<C>> make_complex(const batch<C>& re, const batch<C>& im) noex
     }
 }
 
+// f32 lanes rounded to the narrow float T, kept as f32 values (convert<float>(convert<T>(x)) per lane).
+template <class T>
+__m256 round_to_narrow(__m256 f) noexcept {
+    alignas(32) float v[lanes];
+    _mm256_store_ps(v, f);
+    for (int i = 0; i < lanes; ++i) v[i] = static_cast<float>(T(v[i]));
+    return _mm256_load_ps(v);
+}
+
+// Whether every value of From is exactly a float (so that From -> f32 -> a narrow float rounds once).
+template <class From>
+inline constexpr bool exact_in_f32_v = std::is_same_v<From, bool> || std::is_same_v<From, std::uint8_t> ||
+                                       std::is_same_v<From, std::int8_t> || std::is_same_v<From, std::uint16_t> ||
+                                       std::is_same_v<From, std::int16_t> || is_f32_lane_v<From>;
+
+} // namespace detail
+
+template <class To, class From>
+batch<To> convert(const batch<From>& b) noexcept;
+
+namespace detail {
+// The conversions to and from the narrow dtypes, by mixt::convert's rules (dtype/convert.hpp): from a narrow
+// float its exact f32 value, from a narrow int its i32 value; to a narrow float one rounding (through f32
+// where that is exact, and, from an integer too wide for f32, only where f32 rounding cannot move a value
+// across a rounding boundary of the format: every format but e8m0fnu overflows below 2^24; otherwise lane by
+// lane); to a narrow int, an integer wraps and a float truncates and saturates at the narrow range.
+template <class To, class From>
+batch<To> convert_narrow(const batch<From>& b) noexcept {
+    if constexpr (::mixt::is_narrow_float_v<From>) {
+        return convert<To>(batch<float>{b.v});
+    } else if constexpr (::mixt::is_narrow_int_v<From>) {
+        if constexpr (::mixt::is_narrow_float_v<To>)
+            return {round_to_narrow<To>(_mm256_cvtepi32_ps(b.v))};
+        else
+            return convert<To>(batch<std::int32_t>{b.v});
+    } else if constexpr (::mixt::is_narrow_float_v<To>) {
+        constexpr bool wide_int = std::is_same_v<From, std::int32_t> || std::is_same_v<From, std::uint32_t> ||
+                                  is_lane64_int_v<From>;
+        if constexpr (exact_in_f32_v<From> ||
+                      (wide_int && To::value_dtype != ::mixt::dtype::float8_e8m0fnu)) {
+            return {round_to_narrow<To>(convert<float>(b).v)};
+        } else {
+            From in[lanes];
+            store(in, b);
+            alignas(32) float out[lanes];
+            for (int i = 0; i < lanes; ++i) out[i] = static_cast<float>(::mixt::convert<To>(in[i]));
+            return {_mm256_load_ps(out)};
+        }
+    } else {
+        static_assert(::mixt::is_narrow_int_v<To>);
+        const __m256i v = convert<std::int32_t>(b).v;
+        if constexpr (std::is_same_v<From, bool> || ::mixt::detail::is_int_v<From>) {
+            constexpr int shift = 32 - To::bits_wide;
+            if constexpr (To::is_signed)
+                return {_mm256_srai_epi32(_mm256_slli_epi32(v, shift), shift)};
+            else
+                return {_mm256_and_si256(v, _mm256_set1_epi32(To::mask))};
+        } else {
+            return {_mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(To::min_value)),
+                                     _mm256_set1_epi32(To::max_value))};
+        }
+    }
+}
 } // namespace detail
 
 /// Converts each lane with mixt::convert's semantics: `auto h = mixt::simd::convert<Eigen::half>(b);`
 template <class To, class From>
 batch<To> convert(const batch<From>& b) noexcept {
-    static_assert(detail::is_dtype_v<To>, "mixt::simd::convert<To>(b) requires To to be one of mixt's 15 dtypes");
+    static_assert(detail::is_dtype_v<To>, "mixt::simd::convert<To>(b) requires To to be one of mixt's dtypes");
     if constexpr (std::is_same_v<To, From>) {
         return b;
+    } else if constexpr (::mixt::detail::is_narrow_v<From> ||
+                         (::mixt::detail::is_narrow_v<To> && !detail::is_complex_v<From>)) {
+        return detail::convert_narrow<To>(b);
     } else if constexpr (detail::is_complex_v<From>) {
         if constexpr (detail::is_complex_v<To>) {
             using D = typename To::value_type;
