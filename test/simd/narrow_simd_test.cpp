@@ -28,15 +28,15 @@ namespace {
 
 using mixt::dtype;
 
-bool cpu_has_avx2() {
+[[maybe_unused]] bool cpu_has_avx2() {
 #if defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx2");
 #else
     return false;
 #endif
 }
 
-bool cpu_has_avx512() {
+[[maybe_unused]] bool cpu_has_avx512() {
 #if defined(__x86_64__) && defined(__GNUC__)
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
@@ -45,7 +45,7 @@ bool cpu_has_avx512() {
 #endif
 }
 
-std::string hex(std::uint32_t b) {
+[[maybe_unused]] std::string hex(std::uint32_t b) {
     std::ostringstream s;
     s << "0x" << std::hex << b;
     return s.str();
@@ -61,7 +61,7 @@ std::uint32_t scalar_decode(std::uint8_t c) {
 }
 
 // Every f32 within `ulps` of the f32 p, on both signs.
-void add_around(std::vector<float>& v, float p, int ulps = 64) {
+[[maybe_unused]] void add_around(std::vector<float>& v, float p, int ulps = 64) {
     const auto b = static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(p) & 0x7fffffffu);
     for (std::int64_t i = std::max<std::int64_t>(0, b - ulps); i <= std::min<std::int64_t>(0x7f800000, b + ulps); ++i) {
         v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(i)));
@@ -70,7 +70,7 @@ void add_around(std::vector<float>& v, float p, int ulps = 64) {
 }
 
 // The inputs every format is checked on (the format's own edges are added by format_inputs).
-const std::vector<float>& common_inputs() {
+[[maybe_unused]] const std::vector<float>& common_inputs() {
     static const std::vector<float> v = [] {
         std::vector<float> r;
         for (std::uint32_t h = 0; h < 0x10000u; ++h) {
