@@ -70,32 +70,50 @@ struct narrow_simd {
     static constexpr int magnitude_mask = traits::magnitude_mask;
     /// The shift that puts a code's magnitude (exponent and mantissa fields) at the bottom of f32's fields.
     static constexpr int field_shift = 23 - M;
-    /// 2^(127 - bias) (decoding) and 2^(bias - 127) (encoding), as f32 bits.
-    static constexpr std::uint32_t decode_scale = static_cast<std::uint32_t>(254 - bias) << 23;
-    static constexpr std::uint32_t encode_scale = static_cast<std::uint32_t>(bias) << 23;
-    /// The f32 exponent field of the format's smallest normal, 2^(1 - bias), in place.
+    /// Added to a normal code's magnitude shifted into f32's fields, it rebiases the exponent.
+    static constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - bias) << 23;
+    /// The f32 exponent field of the format's smallest normal, 2^emin = 2^(1 - bias), in place.
     static constexpr std::uint32_t emin_field = static_cast<std::uint32_t>(128 - bias) << 23;
     /// Added to an exponent field e, in place, it gives the magic constant c = 2^(e - M + 23).
     static constexpr std::uint32_t magic_offset = static_cast<std::uint32_t>(23 - M) << 23;
     static constexpr std::uint32_t max_bits = ::mixt::detail::narrow_to_f32_bits<D>(traits::max_code);
     /// The smallest magnitude that overflows (max + half an ulp): for e4m3fn only a magnitude above it does.
     static constexpr std::uint32_t threshold_bits = max_bits + (1u << (22 - M));
-    /// The code of +inf (ieee), shifted as a decoded magnitude.
-    static constexpr std::uint32_t inf_field = static_cast<std::uint32_t>(traits::overflow_code(false)) << field_shift;
+    /// The code of +inf (ieee) and of +NaN (ieee, fn), and +inf's shifted into f32's fields.
+    static constexpr std::uint32_t inf_code = traits::overflow_code(false);
+    static constexpr std::uint32_t nan_code = traits::nan_code(false);
+    static constexpr std::uint32_t inf_field = inf_code << field_shift;
+    static constexpr std::uint32_t max_code_value = traits::max_code;
 
-    /// The f32 bits of every magnitude code (float6, float4), or of every code (float4: sign included).
+    /// Whether decode replaces code c's rebiased magnitude: a subnormal (zero exponent field; rebiasing adds
+    /// an implicit one it does not have) or a top-field special (ieee inf and NaN, e4m3fn's NaN).
+    static constexpr bool is_replaced(int c) noexcept {
+        return (c >> M) == 0 || (family == float_family::ieee && (c >> M) == traits::top_field) ||
+               (family == float_family::fn && c == magnitude_mask);
+    }
+    /// The replaced magnitude codes' f32 bits, indexed by the code's low log2(N) bits (other entries zero).
+    template <int N>
+    static constexpr std::array<std::uint32_t, N> replaced_table() noexcept {
+        std::array<std::uint32_t, N> t{};
+        for (int c = 0; c <= magnitude_mask; ++c)
+            if (is_replaced(c)) t[static_cast<std::size_t>(c % N)] = ::mixt::detail::narrow_to_f32_bits<D>(static_cast<std::uint8_t>(c));
+        return t;
+    }
+    /// Whether no two replaced magnitude codes share their low 4 bits, so that one 16-entry vpermps finds them.
+    static constexpr bool replaced_fit_16 = [] {
+        int seen = 0;
+        for (int c = 0; c <= magnitude_mask; ++c)
+            if (is_replaced(c)) {
+                if ((seen >> (c % 16)) & 1) return false;
+                seen |= 1 << (c % 16);
+            }
+        return true;
+    }();
+    /// The f32 bits of codes 0 .. N-1 (the magnitudes of float6 and of float4; float4's every code).
     template <int N>
     static constexpr std::array<std::uint32_t, N> table() noexcept {
         std::array<std::uint32_t, N> t{};
         for (int i = 0; i < N; ++i) t[static_cast<std::size_t>(i)] = ::mixt::detail::narrow_to_f32_bits<D>(static_cast<std::uint8_t>(i));
-        return t;
-    }
-    /// For the ieee formats, indexed by the code's low 4 bits: +inf at the infinity's index, +NaN elsewhere
-    /// (only the indices of the top exponent field's codes are read).
-    static constexpr std::array<std::uint32_t, 16> special_table() noexcept {
-        std::array<std::uint32_t, 16> t{};
-        for (int i = 0; i < 16; ++i)
-            t[static_cast<std::size_t>(i)] = i == (traits::overflow_code(false) & 15) ? 0x7f800000u : 0x7fc00000u;
         return t;
     }
     /// e8m0fnu, indexed by the code's low 4 bits: 2^-127 for code 0 and +NaN for code 0xff.
@@ -108,7 +126,8 @@ struct narrow_simd {
     static constexpr std::array<std::uint32_t, 32> magnitudes32 = table<32>();
     static constexpr std::array<std::uint32_t, 16> codes16 = table<16>();
     static constexpr std::array<std::uint32_t, 8> magnitudes8 = table<8>();
-    static constexpr std::array<std::uint32_t, 16> specials = special_table();
+    static constexpr std::array<std::uint32_t, 16> replaced16 = replaced_table<16>();
+    static constexpr std::array<std::uint32_t, 32> replaced32 = replaced_table<32>();
     static constexpr std::array<std::uint32_t, 16> e8m0_specials = e8m0_table();
 };
 
@@ -116,18 +135,6 @@ template <dtype D>
 inline constexpr bool is_narrow_float_dtype_v = is_small_float(D);
 template <dtype D>
 inline constexpr bool is_narrow_int_dtype_v = is_small(D) && !is_small_float(D);
-
-/// The f32 a round_to lane holds a NaN result as (the decoded NaN), and the one encode holds it as, whose
-/// bits shift to the family's NaN code: e4m3fn's S.1111.111 from all ones, the fnuz 0x80 from -0.
-enum class nan_form { decoded, encodable };
-
-template <dtype D, nan_form F>
-inline constexpr std::uint32_t nan_bits = [] {
-    using C = narrow_simd<D>;
-    if constexpr (C::family == float_family::fn) return F == nan_form::decoded ? 0x7fc00000u : 0x7fffffffu;
-    else if constexpr (C::family == float_family::fnuz) return F == nan_form::decoded ? 0xffc00000u : 0x80000000u;
-    else return 0x7fc00000u;
-}();
 
 } // namespace mixt::simd::detail
 
@@ -137,14 +144,12 @@ namespace mixt::simd::narrow {
 
 namespace detail {
 using ::mixt::simd::detail::narrow_simd;
-using ::mixt::simd::detail::nan_bits;
-using ::mixt::simd::detail::nan_form;
 
 inline __m256i i32(std::uint32_t b) noexcept { return _mm256_set1_epi32(static_cast<int>(b)); }
 inline __m256 f32(std::uint32_t b) noexcept { return _mm256_castsi256_ps(i32(b)); }
 
-// x rounded to D as round_to does, a NaN result held as the f32 of nan_form F.
-template <dtype D, nan_form F>
+// x rounded to D, kept as f32 (round_to).
+template <dtype D>
 inline __m256 round_lanes(__m256 x) noexcept {
     using C = narrow_simd<D>;
     const __m256i b = _mm256_castps_si256(x);
@@ -166,7 +171,7 @@ inline __m256 round_lanes(__m256 x) noexcept {
             // c with x's sign: a result rounded to zero comes out +0, as fnuz has no -0.
             const __m256 cs = _mm256_or_ps(c, sign);
             const __m256 r = _mm256_sub_ps(_mm256_add_ps(x, cs), cs);
-            return _mm256_blendv_ps(r, f32(nan_bits<D, F>), _mm256_cmp_ps(ax, threshold, _CMP_NLT_UQ));
+            return _mm256_blendv_ps(r, f32(C::family == float_family::fnuz ? 0xffc00000u : 0x7fc00000u), _mm256_cmp_ps(ax, threshold, _CMP_NLT_UQ));
         } else {
             __m256 r = _mm256_sub_ps(_mm256_add_ps(ax, c), c);
             if constexpr (C::family == float_family::ieee) {
@@ -174,7 +179,7 @@ inline __m256 round_lanes(__m256 x) noexcept {
                 r = _mm256_blendv_ps(r, f32(0x7fc00000u), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
                 return _mm256_or_ps(r, sign);
             } else if constexpr (C::family == float_family::fn) {
-                r = _mm256_blendv_ps(r, f32(nan_bits<D, F>), _mm256_cmp_ps(ax, threshold, _CMP_NLE_UQ));
+                r = _mm256_blendv_ps(r, f32(C::family == float_family::fnuz ? 0xffc00000u : 0x7fc00000u), _mm256_cmp_ps(ax, threshold, _CMP_NLE_UQ));
                 return _mm256_or_ps(r, sign);
             } else { // finite: saturates (min returns max where r is NaN, from c overflowing); NaN -> -+0
                 r = _mm256_min_ps(r, f32(C::max_bits));
@@ -202,25 +207,25 @@ inline __m256 decode(__m128i codes) noexcept {
         const __m256i x = _mm256_cvtepu8_epi32(codes);
         const __m256 m = _mm256_permutevar8x32_ps(_mm256_loadu_ps(reinterpret_cast<const float*>(C::magnitudes8.data())), x);
         return _mm256_or_ps(m, _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(x, 28), i32(0x80000000u))));
-    } else if constexpr (C::sign_position == 5) {
-        // The code shifted to the top, then arithmetically back: sign in bit 31, magnitude at f32's fields.
-        const __m256i s = _mm256_slli_epi32(_mm256_cvtepu8_epi32(codes), 26);
-        const __m256i v = _mm256_and_si256(_mm256_srai_epi32(s, 3 + C::M),
-                                           i32(0x80000000u | (0x1fu << C::field_shift)));
-        return _mm256_mul_ps(_mm256_castsi256_ps(v), f32(C::decode_scale));
     } else {
-        const __m256i x = _mm256_cvtepi8_epi32(codes); // bit 31 is the sign
-        const __m256i m = _mm256_and_si256(_mm256_slli_epi32(x, C::field_shift), i32(0x7fu << C::field_shift));
-        __m256 r = _mm256_mul_ps(_mm256_castsi256_ps(m), f32(C::decode_scale));
+        // The magnitude rebiased in f32's fields; a subnormal code c is then 2^emin * (1 + c / 2^M) once the
+        // exponent's implicit one is added, from which subtracting 2^emin leaves c * 2^(emin - M) exactly
+        // (with no subnormal f32 operand, which AMD's and Intel's cores take slowly).
+        const __m256i x = _mm256_cvtepu8_epi32(codes);
+        const __m256i m = _mm256_and_si256(_mm256_slli_epi32(x, C::field_shift), i32(static_cast<std::uint32_t>(C::magnitude_mask) << C::field_shift));
+        const __m256 normal = _mm256_castsi256_ps(_mm256_add_epi32(m, i32(C::rebias)));
+        const __m256 subnormal = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(m, i32(C::rebias + (1u << 23)))), f32(C::emin_field));
+        __m256 r = _mm256_blendv_ps(normal, subnormal, _mm256_castsi256_ps(_mm256_cmpgt_epi32(i32(1u << 23), m)));
         if constexpr (C::family == float_family::ieee) {
             r = _mm256_blendv_ps(r, f32(0x7f800000u), _mm256_castsi256_ps(_mm256_cmpgt_epi32(m, i32(C::inf_field - 1))));
             r = _mm256_blendv_ps(r, f32(0x7fc00000u), _mm256_castsi256_ps(_mm256_cmpgt_epi32(m, i32(C::inf_field))));
         } else if constexpr (C::family == float_family::fn) {
             r = _mm256_blendv_ps(r, f32(0x7fc00000u), _mm256_castsi256_ps(_mm256_cmpeq_epi32(m, i32(0x7fu << C::field_shift))));
-        } else { // fnuz: 0x80 is NaN, decoded with its sign bit set
-            r = _mm256_blendv_ps(r, f32(0x7fc00000u), _mm256_castsi256_ps(_mm256_cmpeq_epi32(x, i32(0xffffff80u))));
+        } else if constexpr (C::family == float_family::fnuz) { // 0x80 is NaN, decoded with its sign bit set
+            r = _mm256_blendv_ps(r, f32(0x7fc00000u), _mm256_castsi256_ps(_mm256_cmpeq_epi32(x, i32(0x80u))));
         }
-        return _mm256_or_ps(r, _mm256_castsi256_ps(_mm256_and_si256(x, i32(0x80000000u))));
+        const __m256i sign = _mm256_and_si256(_mm256_slli_epi32(x, 31 - C::sign_position), i32(0x80000000u));
+        return _mm256_or_ps(r, _mm256_castsi256_ps(sign));
     }
 }
 
@@ -228,7 +233,7 @@ inline __m256 decode(__m128i codes) noexcept {
 template <dtype D>
     requires simd::detail::is_narrow_float_dtype_v<D>
 inline __m256 round_to(__m256 x) noexcept {
-    return detail::round_lanes<D, detail::nan_form::decoded>(x);
+    return detail::round_lanes<D>(x);
 }
 
 /// The codes convert<narrow_float<D>>(x) of the 8 lanes of x, in the low 8 bytes (the high 8 zero).
@@ -236,17 +241,42 @@ template <dtype D>
     requires simd::detail::is_narrow_float_dtype_v<D>
 inline __m128i encode(__m256 x) noexcept {
     using C = detail::narrow_simd<D>;
+    using detail::f32;
     using detail::i32;
-    const __m256 r = detail::round_lanes<D, detail::nan_form::encodable>(x);
-    __m256i code;
     if constexpr (C::family == float_family::e8m0) {
-        code = _mm256_srli_epi32(_mm256_castps_si256(r), 23);
+        return simd::detail::narrow_to_u8(_mm256_srli_epi32(_mm256_castps_si256(detail::round_lanes<D>(x)), 23));
     } else {
-        const __m256i b = _mm256_castps_si256(_mm256_mul_ps(r, detail::f32(C::encode_scale)));
-        code = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(b, C::field_shift), i32(C::magnitude_mask)),
-                               _mm256_and_si256(_mm256_srli_epi32(b, 31 - C::sign_position), i32(1u << C::sign_position)));
+        // The magic-number sum |x| + c holds the rounded magnitude as a count n of quanta 2^(max(e, emin) - M)
+        // in its low bits: n = sum - c as integers, which is the code's magnitude, once the exponent fields
+        // above emin's are added (n carries into the next field by itself).
+        const __m256i b = _mm256_castps_si256(x);
+        const __m256 ax = _mm256_and_ps(x, f32(0x7fffffffu));
+        const __m256i e = _mm256_max_epi32(_mm256_and_si256(b, i32(0x7f800000u)), i32(C::emin_field));
+        const __m256i c = _mm256_add_epi32(e, i32(C::magic_offset));
+        const __m256i sum = _mm256_castps_si256(_mm256_add_ps(ax, _mm256_castsi256_ps(c)));
+        __m256i m = _mm256_add_epi32(_mm256_sub_epi32(sum, c), _mm256_srli_epi32(_mm256_sub_epi32(e, i32(C::emin_field)), C::field_shift));
+        const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(b, 31 - C::sign_position), i32(1u << C::sign_position));
+        const __m256 threshold = f32(C::threshold_bits);
+        __m256i code;
+        if constexpr (C::family == float_family::ieee) {
+            m = _mm256_blendv_epi8(m, i32(C::inf_code), _mm256_castps_si256(_mm256_cmp_ps(ax, threshold, _CMP_GE_OQ)));
+            m = _mm256_blendv_epi8(m, i32(C::nan_code), _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
+            code = _mm256_or_si256(m, sign);
+        } else if constexpr (C::family == float_family::fn) {
+            m = _mm256_blendv_epi8(m, i32(C::nan_code), _mm256_castps_si256(_mm256_cmp_ps(ax, threshold, _CMP_NLE_UQ)));
+            code = _mm256_or_si256(m, sign);
+        } else if constexpr (C::family == float_family::fnuz) {
+            // No -0: the sign only on a nonzero magnitude; NaN, inf and overflow are 0x80.
+            code = _mm256_or_si256(m, _mm256_andnot_si256(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()), sign));
+            code = _mm256_blendv_epi8(code, i32(0x80u), _mm256_castps_si256(_mm256_cmp_ps(ax, threshold, _CMP_NLT_UQ)));
+        } else { // finite: saturates; a NaN is the zero of the other sign
+            m = _mm256_blendv_epi8(m, i32(C::max_code_value), _mm256_castps_si256(_mm256_cmp_ps(ax, f32(C::max_bits), _CMP_GT_OQ)));
+            code = _mm256_or_si256(m, sign);
+            code = _mm256_blendv_epi8(code, _mm256_xor_si256(sign, i32(1u << C::sign_position)),
+                                      _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
+        }
+        return simd::detail::narrow_to_u8(code);
     }
-    return simd::detail::narrow_to_u8(code);
 }
 
 /// The values of the 8 narrow integer codes of D in the low 8 bytes of `codes`, as 32-bit lanes.
@@ -286,8 +316,6 @@ namespace mixt::simd::wide::narrow {
 
 namespace detail {
 using ::mixt::simd::detail::narrow_simd;
-using ::mixt::simd::detail::nan_bits;
-using ::mixt::simd::detail::nan_form;
 
 inline __m512i i32(std::uint32_t b) noexcept { return _mm512_set1_epi32(static_cast<int>(b)); }
 inline __m512 f32(std::uint32_t b) noexcept { return _mm512_castsi512_ps(i32(b)); }
@@ -302,8 +330,8 @@ inline constexpr int a_xor_b_and_c = 0x78; // a ^ (b & c)
 inline constexpr int c_selects_b = 0xd8;   // (b & c) | (a & ~c)
 inline constexpr int c_selects_a = 0xe4;   // (a & c) | (b & ~c)
 
-// x rounded to D as round_to does, a NaN result held as the f32 of nan_form F.
-template <dtype D, nan_form F>
+// x rounded to D, kept as f32 (round_to).
+template <dtype D>
 inline __m512 round_lanes(__m512 x) noexcept {
     using C = narrow_simd<D>;
     const __m512i b = _mm512_castps_si512(x);
@@ -323,7 +351,7 @@ inline __m512 round_lanes(__m512 x) noexcept {
             // c with x's sign: a result rounded to zero comes out +0, as fnuz has no -0.
             const __m512 cs = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(c, b, sign, c_selects_b));
             const __m512 r = _mm512_sub_ps(_mm512_add_ps(x, cs), cs);
-            return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLT_UQ), f32(nan_bits<D, F>));
+            return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLT_UQ), f32(C::family == float_family::fnuz ? 0xffc00000u : 0x7fc00000u));
         } else {
             const __m512 cf = _mm512_castsi512_ps(c);
             __m512 r = _mm512_sub_ps(_mm512_add_ps(ax, cf), cf);
@@ -334,7 +362,7 @@ inline __m512 round_lanes(__m512 x) noexcept {
                 r = _mm512_mask_fixupimm_ps(r, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLT_UQ), ax, i32(table), 0);
                 return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), b, sign, c_selects_b));
             } else if constexpr (C::family == float_family::fn) {
-                r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLE_UQ), f32(nan_bits<D, F>));
+                r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLE_UQ), f32(C::family == float_family::fnuz ? 0xffc00000u : 0x7fc00000u));
                 return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), b, sign, c_selects_b));
             } else { // finite: saturates (min returns max where r is NaN, from c overflowing); NaN -> -+0
                 r = _mm512_min_ps(r, f32(C::max_bits));
@@ -370,17 +398,22 @@ inline __m512 decode(__m128i codes) noexcept {
         return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(m), _mm512_slli_epi32(x, 26),
                                                              i32(0x80000000u), detail::a_or_b_and_c));
     } else {
+        // The magnitude rebiased in f32's fields, but for the codes the rebiasing gets wrong (subnormals, and
+        // the top field's inf and NaN), taken from a table in registers by the code's low bits.
         const __m512i x = _mm512_cvtepi8_epi32(codes); // bit 31 is the sign
         const __m512i m = _mm512_and_si512(_mm512_slli_epi32(x, C::field_shift), i32(0x7fu << C::field_shift));
-        __m512 r = _mm512_mul_ps(_mm512_castsi512_ps(m), f32(C::decode_scale));
-        if constexpr (C::family == float_family::ieee) {
-            // The top exponent field: +inf or +NaN by the code's low 4 bits.
-            r = _mm512_mask_permutexvar_ps(r, _mm512_cmpge_epu32_mask(m, i32(C::inf_field)), x, detail::table(C::specials));
-        } else if constexpr (C::family == float_family::fn) {
-            r = _mm512_mask_mov_ps(r, _mm512_cmpeq_epi32_mask(m, i32(0x7fu << C::field_shift)), f32(0x7fc00000u));
-        } else { // fnuz: 0x80 is NaN, decoded with its sign bit set
+        __m512 r = _mm512_castsi512_ps(_mm512_add_epi32(m, i32(C::rebias)));
+        __mmask16 k = _mm512_testn_epi32_mask(m, i32(0x7f800000u));
+        if constexpr (C::family == float_family::ieee)
+            k = _kor_mask16(k, _mm512_cmpge_epu32_mask(m, i32(C::inf_field)));
+        else if constexpr (C::family == float_family::fn)
+            k = _kor_mask16(k, _mm512_cmpeq_epi32_mask(m, i32(0x7fu << C::field_shift)));
+        if constexpr (C::replaced_fit_16)
+            r = _mm512_mask_permutexvar_ps(r, k, x, detail::table(C::replaced16));
+        else
+            r = _mm512_mask_mov_ps(r, k, _mm512_permutex2var_ps(detail::table(C::replaced32), x, detail::table(C::replaced32, 16)));
+        if constexpr (C::family == float_family::fnuz) // 0x80 is NaN, decoded with its sign bit set
             r = _mm512_mask_mov_ps(r, _mm_cmpeq_epi8_mask(codes, _mm_set1_epi8(static_cast<char>(0x80))), f32(0x7fc00000u));
-        }
         return _mm512_castsi512_ps(
             _mm512_ternarylogic_epi32(_mm512_castps_si512(r), x, i32(0x80000000u), detail::a_or_b_and_c));
     }
@@ -390,7 +423,7 @@ inline __m512 decode(__m128i codes) noexcept {
 template <dtype D>
     requires simd::detail::is_narrow_float_dtype_v<D>
 inline __m512 round_to(__m512 x) noexcept {
-    return detail::round_lanes<D, detail::nan_form::decoded>(x);
+    return detail::round_lanes<D>(x);
 }
 
 /// The codes convert<narrow_float<D>>(x) of the 16 lanes of x.
@@ -398,14 +431,39 @@ template <dtype D>
     requires simd::detail::is_narrow_float_dtype_v<D>
 inline __m128i encode(__m512 x) noexcept {
     using C = detail::narrow_simd<D>;
-    const __m512 r = detail::round_lanes<D, detail::nan_form::encodable>(x);
+    using detail::f32;
+    using detail::i32;
     if constexpr (C::family == float_family::e8m0) {
-        return _mm512_cvtepi32_epi8(_mm512_srli_epi32(_mm512_castps_si512(r), 23));
+        return _mm512_cvtepi32_epi8(_mm512_srli_epi32(_mm512_castps_si512(detail::round_lanes<D>(x)), 23));
     } else {
-        const __m512i b = _mm512_castps_si512(_mm512_mul_ps(r, detail::f32(C::encode_scale)));
-        const __m512i code = _mm512_ternarylogic_epi32(_mm512_srli_epi32(b, C::field_shift),
-                                                       _mm512_srli_epi32(b, 31 - C::sign_position),
-                                                       detail::i32(C::magnitude_mask), detail::c_selects_a);
+        // As the 8-lane encode: the magnitude is the magic-number sum's count of quanta, plus the exponent fields.
+        const __m512i b = _mm512_castps_si512(x);
+        const __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(b, i32(0x7fffffffu)));
+        const __m512i e = _mm512_max_epi32(_mm512_and_si512(b, i32(0x7f800000u)), i32(C::emin_field));
+        const __m512i c = _mm512_add_epi32(e, i32(C::magic_offset));
+        const __m512i sum = _mm512_castps_si512(_mm512_add_ps(ax, _mm512_castsi512_ps(c)));
+        __m512i m = _mm512_add_epi32(_mm512_sub_epi32(sum, c), _mm512_srli_epi32(_mm512_sub_epi32(e, i32(C::emin_field)), C::field_shift));
+        // x's sign at the code's sign bit (x's exponent bits below it are masked off by the ternary logic).
+        const __m512i sign = _mm512_srli_epi32(b, 31 - C::sign_position);
+        const __m512i magnitude = i32(static_cast<std::uint32_t>(C::magnitude_mask));
+        const __m512 threshold = f32(C::threshold_bits);
+        __m512i code;
+        if constexpr (C::family == float_family::ieee) {
+            m = _mm512_mask_mov_epi32(m, _mm512_cmp_ps_mask(ax, threshold, _CMP_GE_OQ), i32(C::inf_code));
+            m = _mm512_mask_mov_epi32(m, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), i32(C::nan_code));
+            code = _mm512_ternarylogic_epi32(m, sign, magnitude, detail::c_selects_a);
+        } else if constexpr (C::family == float_family::fn) {
+            m = _mm512_mask_mov_epi32(m, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLE_UQ), i32(C::nan_code));
+            code = _mm512_ternarylogic_epi32(m, sign, magnitude, detail::c_selects_a);
+        } else if constexpr (C::family == float_family::fnuz) {
+            // No -0: the sign only on a nonzero magnitude; NaN, inf and overflow are 0x80.
+            code = _mm512_mask_ternarylogic_epi32(m, _mm512_test_epi32_mask(m, m), sign, magnitude, detail::c_selects_a);
+            code = _mm512_mask_mov_epi32(code, _mm512_cmp_ps_mask(ax, threshold, _CMP_NLT_UQ), i32(0x80u));
+        } else { // finite: saturates; a NaN is the zero of the other sign
+            m = _mm512_mask_mov_epi32(m, _mm512_cmp_ps_mask(ax, f32(C::max_bits), _CMP_GT_OQ), i32(C::max_code_value));
+            code = _mm512_ternarylogic_epi32(m, sign, magnitude, detail::c_selects_a);
+            code = _mm512_mask_andnot_epi32(code, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), sign, i32(1u << C::sign_position));
+        }
         return _mm512_cvtepi32_epi8(code);
     }
 }
