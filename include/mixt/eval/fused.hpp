@@ -414,7 +414,8 @@ template <class K>
 using kernel_value_t = typename kernel_value<K>::type;
 
 // Whether every node of a kernel has a 16-lane version (simd/wide.hpp): leaves, literals and nodes of f16,
-// bf16, f32, bool and 8- to 32-bit integers; conversions to f16, bf16 and f32; f32-lane arithmetic, min/max,
+// bf16, f32, bool, 8- to 32-bit integers and the narrow dtypes; conversions to f16, bf16, f32 and the narrow
+// floats (from what f32 holds exactly); f32-lane arithmetic, min/max,
 // neg, abs, sqrt, comparisons, where, logical ops, and exp of f16 (simd::wide::supported_v).
 template <class K>
 struct wide_kernel : std::false_type {};
@@ -434,12 +435,13 @@ template <class Fn, bool LiteralLeft, class J, class L, class K>
 struct wide_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>
     : std::bool_constant<wide_kernel<K>::value && simd::wide::supported_v<bool, Fn, J, J>> {};
 
-/// Whether run_range runs the 16-lane loop (AVX-512 targets): for results of f16, bf16 and f32 whose every
-/// node has a wide version. It comes first: where the block loop could run too (f32 arithmetic), the
-/// compiler's vectorization of it uses 256-bit registers under GCC's tuning for most AVX-512 CPUs.
+/// Whether run_range runs the 16-lane loop (AVX-512 targets): for results of f16, bf16, f32 and the narrow
+/// floats whose every node has a wide version. It comes first: where the block loop could run too (f32
+/// arithmetic), the compiler's vectorization of it uses 256-bit registers under GCC's tuning for most AVX-512
+/// CPUs.
 template <class D, class K>
 inline constexpr bool wide_loop_v =
-    simd::avx512 && (std::is_same_v<D, float> || is_small_float_v<D>) &&
+    simd::avx512 && (std::is_same_v<D, float> || is_small_float_v<D> || is_narrow_float_v<D>) &&
     wide_kernel<K>::value;
 
 /// Whether every node of a kernel has a version on simd::wide's words: integer leaves and literals of up to 16

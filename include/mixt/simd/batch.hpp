@@ -27,6 +27,7 @@
 
 #include "mixt/dtype/convert.hpp"
 #include "mixt/simd/arch.hpp"
+#include "mixt/simd/narrow.hpp"
 
 #include <complex>
 #include <cstddef>
@@ -201,15 +202,8 @@ inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
     return _mm256_and_si256(_mm256_blendv_epi8(rounded, quiet, nan), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
-// The low 8 / 16 bits (or the high 16) of each 32-bit lane, packed: truncation, so it wraps whatever the
-// lanes hold.
-inline __m128i narrow_to_u8(__m256i v) noexcept {
-    const __m256i bytes =
-        _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
-                                                12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
-}
-
+// The low 16 bits (or the high 16) of each 32-bit lane, packed: truncation, so it wraps whatever the lanes
+// hold (the low 8 bits: narrow_to_u8, simd/narrow.hpp).
 inline __m128i narrow_to_u16(__m256i v, bool high_half = false) noexcept {
     const __m256i lo = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12,
                                         13, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -240,54 +234,13 @@ inline __m256i lane_index_mask64(int n, int which) noexcept {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(base, base + 1, base + 2, base + 3));
 }
 
-// The narrow dtypes' 8 codes (the low 8 bytes of c) to their batch lanes, and back.
-template <class T>
-struct narrow_float_table {
-    static constexpr auto bits = [] {
-        std::array<std::uint32_t, 256> t{};
-        for (unsigned c = 0; c < 256; ++c)
-            t[c] = ::mixt::detail::narrow_to_f32_bits<T::value_dtype>(static_cast<std::uint8_t>(c));
-        return t;
-    }();
-};
-template <class T>
-inline __m256 decode_narrow_float(__m128i c) noexcept {
-    return _mm256_i32gather_ps(reinterpret_cast<const float*>(narrow_float_table<T>::bits.data()),
-                               _mm256_cvtepu8_epi32(c), 4);
-}
-template <class T>
-inline __m128i encode_narrow_float(__m256 f) noexcept {
-    alignas(32) float in[lanes];
-    alignas(16) std::uint8_t out[16] = {};
-    _mm256_store_ps(in, f);
-    for (int i = 0; i < lanes; ++i) out[i] = T(in[i]).bits();
-    return _mm_load_si128(reinterpret_cast<const __m128i*>(out));
-}
-template <class T>
-inline __m256i decode_narrow_int(__m128i c) noexcept {
-    constexpr int shift = 32 - T::bits_wide;
-    const __m256i w = _mm256_cvtepu8_epi32(c);
-    if constexpr (T::is_signed)
-        return _mm256_srai_epi32(_mm256_slli_epi32(w, shift), shift);
-    else
-        return _mm256_and_si256(w, _mm256_set1_epi32(T::mask));
-}
-template <class T>
-inline __m128i encode_narrow_int(__m256i v) noexcept {
-    return _mm_and_si128(narrow_to_u8(v), _mm_set1_epi8(static_cast<char>(T::mask)));
-}
-
 } // namespace detail
 
 /// Loads 8 narrow elements (float8/6/4, int4/2), one byte each.
 template <class T>
     requires ::mixt::detail::is_narrow_v<T>
 batch<T> load(const T* p) noexcept {
-    const __m128i c = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-    if constexpr (::mixt::is_narrow_float_v<T>)
-        return {detail::decode_narrow_float<T>(c)};
-    else
-        return {detail::decode_narrow_int<T>(c)};
+    return {narrow::decode<T::value_dtype>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))};
 }
 
 /// Loads 8 contiguous elements (no alignment needed): `auto b = mixt::simd::load(p);`
@@ -356,21 +309,11 @@ __m128i packed_u16(const batch<T>& b) noexcept {
 }
 } // namespace detail
 
-namespace detail {
-template <class T>
-__m128i narrow_codes(const batch<T>& b) noexcept {
-    if constexpr (::mixt::is_narrow_float_v<T>)
-        return encode_narrow_float<T>(b.v);
-    else
-        return encode_narrow_int<T>(b.v);
-}
-} // namespace detail
-
 /// Stores 8 narrow elements, one byte each.
 template <class T>
     requires ::mixt::detail::is_narrow_v<T>
 void store(T* p, const batch<T>& b) noexcept {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), detail::narrow_codes(b));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), narrow::encode<T::value_dtype>(b.v));
 }
 
 /// Stores 8 contiguous elements (no alignment needed): `mixt::simd::store(p, b);`
@@ -417,7 +360,7 @@ template <class T>
     requires ::mixt::detail::is_narrow_v<T>
 void stream_store(T* p, const batch<T>& b) noexcept {
 #if defined(__x86_64__) || defined(_M_X64)
-    _mm_stream_si64(reinterpret_cast<long long*>(p), _mm_cvtsi128_si64(detail::narrow_codes(b)));
+    _mm_stream_si64(reinterpret_cast<long long*>(p), _mm_cvtsi128_si64(narrow::encode<T::value_dtype>(b.v)));
 #else
     store(p, b);
 #endif
@@ -483,18 +426,18 @@ template <class T>
 batch<T> load_partial(const T* p, int n) noexcept {
     alignas(16) std::uint8_t codes[16] = {};
     std::memcpy(codes, p, static_cast<std::size_t>(n));
-    const __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(codes));
+    const auto v = narrow::decode<T::value_dtype>(_mm_load_si128(reinterpret_cast<const __m128i*>(codes)));
     if constexpr (::mixt::is_narrow_float_v<T>)
-        return {_mm256_and_ps(detail::decode_narrow_float<T>(c), _mm256_castsi256_ps(detail::lane_index_mask(n)))};
+        return {_mm256_and_ps(v, _mm256_castsi256_ps(detail::lane_index_mask(n)))};
     else
-        return {_mm256_and_si256(detail::decode_narrow_int<T>(c), detail::lane_index_mask(n))};
+        return {_mm256_and_si256(v, detail::lane_index_mask(n))};
 }
 
 template <class T>
     requires ::mixt::detail::is_narrow_v<T>
 void store_partial(T* p, const batch<T>& b, int n) noexcept {
     alignas(16) std::uint8_t codes[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(codes), detail::narrow_codes(b));
+    _mm_store_si128(reinterpret_cast<__m128i*>(codes), narrow::encode<T::value_dtype>(b.v));
     std::memcpy(p, codes, static_cast<std::size_t>(n));
 }
 

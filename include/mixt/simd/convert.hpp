@@ -425,10 +425,7 @@ batch<std::complex<C>> make_complex(const batch<C>& re, const batch<C>& im) noex
 // f32 lanes rounded to the narrow float T, kept as f32 values (convert<float>(convert<T>(x)) per lane).
 template <class T>
 __m256 round_to_narrow(__m256 f) noexcept {
-    alignas(32) float v[lanes];
-    _mm256_store_ps(v, f);
-    for (int i = 0; i < lanes; ++i) v[i] = static_cast<float>(T(v[i]));
-    return _mm256_load_ps(v);
+    return narrow::round_to<T::value_dtype>(f);
 }
 
 // Whether every value of From is exactly a float (so that From -> f32 -> a narrow float rounds once).
@@ -538,6 +535,8 @@ batch<To> convert_unrounded(const batch<From>& b) noexcept {
         return {detail::to_f16_unrounded(b)};
     else if constexpr (std::is_same_v<To, Eigen::bfloat16> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
         return {detail::to_bf16_unrounded(b)};
+    else if constexpr (::mixt::is_narrow_float_v<To> && !std::is_same_v<From, To> && detail::exact_in_f32_v<From>)
+        return {convert<float>(b).v}; // (a narrow float's store rounds as it encodes)
     else
         return convert<To>(b);
 }

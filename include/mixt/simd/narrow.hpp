@@ -49,7 +49,6 @@
 #include "mixt/dtype/narrow_float.hpp"
 #include "mixt/dtype/narrow_int.hpp"
 #include "mixt/simd/arch.hpp"
-#include "mixt/simd/batch.hpp"
 
 #if MIXT_SIMD_AVX2
 #include <immintrin.h>
@@ -136,6 +135,16 @@ inline constexpr bool is_narrow_float_dtype_v = is_small_float(D);
 template <dtype D>
 inline constexpr bool is_narrow_int_dtype_v = is_small(D) && !is_small_float(D);
 
+} // namespace mixt::simd::detail
+
+namespace mixt::simd::detail {
+// The low 8 bits of each 32-bit lane, packed: truncation, so it wraps whatever the lanes hold.
+inline __m128i narrow_to_u8(__m256i v) noexcept {
+    const __m256i bytes =
+        _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                                                12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+}
 } // namespace mixt::simd::detail
 
 // --- 8 lanes --------------------------------------------------------------------------------------------------

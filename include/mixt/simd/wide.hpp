@@ -27,6 +27,7 @@
 #include "mixt/simd/arch.hpp"
 #include "mixt/simd/batch.hpp"
 #include "mixt/simd/convert.hpp"
+#include "mixt/simd/narrow.hpp"
 #include "mixt/simd/ops.hpp"
 
 namespace mixt::simd::wide {
@@ -59,7 +60,7 @@ inline constexpr bool is_int_lane_v = std::is_same_v<T, std::uint8_t> || std::is
 /// Whether wide::batch<T> exists.
 template <class T>
 inline constexpr bool has_batch_v =
-    detail::is_f32_lane_v<T> || detail::is_int_lane_v<T> || std::is_same_v<T, bool>;
+    detail::is_f32_lane_v<T> || detail::is_int_lane_v<T> || std::is_same_v<T, bool> || ::mixt::detail::is_narrow_v<T>;
 
 template <class T>
 struct batch;
@@ -79,6 +80,19 @@ template <>
 struct batch<bool> {
     using value_type = bool;
     __mmask16 m;
+};
+/// A narrow float's 16 exact values as f32 lanes; a narrow int's 16 values as 32-bit lanes (as simd::batch).
+template <class T>
+    requires ::mixt::is_narrow_float_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m512 v;
+};
+template <class T>
+    requires ::mixt::is_narrow_int_v<T>
+struct batch<T> {
+    using value_type = T;
+    __m512i v;
 };
 
 /// The alignment stream_store needs of its destination: the bytes of a wide batch of T (f16, bf16, f32).
@@ -131,7 +145,9 @@ __m256i packed_u16(const batch<T>& b) noexcept {
 template <class T>
     requires has_batch_v<T>
 batch<T> load(const T* p) noexcept {
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (::mixt::detail::is_narrow_v<T>) {
+        return {narrow::decode<T::value_dtype>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    } else if constexpr (std::is_same_v<T, bool>) {
         // A bool's storage is one byte; any nonzero byte is true.
         const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         return {_mm_test_epi8_mask(bytes, bytes)};
@@ -161,6 +177,8 @@ template <class T>
 batch<T> broadcast(T x) noexcept {
     if constexpr (std::is_same_v<T, bool>)
         return {static_cast<__mmask16>(x ? 0xffff : 0)};
+    else if constexpr (::mixt::is_narrow_int_v<T>)
+        return {_mm512_set1_epi32(x.value())};
     else if constexpr (detail::is_int_lane_v<T>)
         return {_mm512_set1_epi32(static_cast<int>(x))};
     else
@@ -187,11 +205,23 @@ void stream_store(T* p, const batch<T>& b) noexcept {
         _mm256_stream_si256(reinterpret_cast<__m256i*>(p), detail::packed_u16(b));
 }
 
+/// Stores 16 narrow elements, one byte each: their codes (a narrow float's lanes rounded as they are encoded).
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+void store(T* p, const batch<T>& b) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), narrow::encode<T::value_dtype>(b.v));
+}
+template <class T>
+    requires ::mixt::detail::is_narrow_v<T>
+void stream_store(T* p, const batch<T>& b) noexcept {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), narrow::encode<T::value_dtype>(b.v));
+}
+
 /// Lanes 8h .. 8h + 7 of b as an 8-lane batch (h is 0 or 1).
 template <class T>
-    requires(detail::is_f32_lane_v<T> || detail::is_int_lane_v<T>)
+    requires(detail::is_f32_lane_v<T> || detail::is_int_lane_v<T> || ::mixt::detail::is_narrow_v<T>)
 simd::batch<T> half_batch(const batch<T>& b, int h) noexcept {
-    if constexpr (detail::is_f32_lane_v<T>)
+    if constexpr (detail::is_f32_lane_v<T> || ::mixt::is_narrow_float_v<T>)
         return {h == 0 ? _mm512_castps512_ps256(b.v) : _mm512_extractf32x8_ps(b.v, 1)};
     else
         return {h == 0 ? _mm512_castsi512_si256(b.v) : _mm512_extracti32x8_epi32(b.v, 1)};
@@ -209,17 +239,19 @@ inline batch<bool> join_bool(const simd::batch<bool>& lo, const simd::batch<bool
 /// Whether convert<To>(batch<From>) exists: To is f16, bf16 or f32, and From's value reaches To with one
 /// rounding (f32 from any batch type; f16 and bf16 from f16, bf16, f32, bool and integers of up to 16 bits,
 /// whose values f32 holds exactly).
+/// A narrow float converts to f32 (exactly) and from what f32 holds exactly, through f32; a narrow int to f32.
 template <class To, class From>
 inline constexpr bool convertible_v =
-    has_batch_v<From> && detail::is_f32_lane_v<To> &&
+    has_batch_v<From> && (detail::is_f32_lane_v<To> || ::mixt::is_narrow_float_v<To>) &&
     (std::is_same_v<To, float> || std::is_same_v<To, From> || detail::is_f32_lane_v<From> ||
-     std::is_same_v<From, bool> || (detail::is_int_lane_v<From> && sizeof(From) <= 2));
+     ::mixt::is_narrow_float_v<From> || std::is_same_v<From, bool> ||
+     ((detail::is_int_lane_v<From> || ::mixt::is_narrow_int_v<From>) && sizeof(From) <= 2));
 
 namespace detail {
 // From's value as f32 lanes: exact, except i32 and u32 to f32, rounded to nearest even.
 template <class From>
 __m512 value_f32(const batch<From>& b) noexcept {
-    if constexpr (is_f32_lane_v<From>)
+    if constexpr (is_f32_lane_v<From> || ::mixt::is_narrow_float_v<From>)
         return b.v;
     else if constexpr (std::is_same_v<From, bool>)
         return _mm512_maskz_mov_ps(b.m, _mm512_set1_ps(1.0f));
@@ -232,7 +264,9 @@ __m512 value_f32(const batch<From>& b) noexcept {
 // f32 lanes rounded to T (f16, bf16, or float: unchanged), kept as f32 values.
 template <class T>
 __m512 round_to(__m512 f) noexcept {
-    if constexpr (std::is_same_v<T, Eigen::half>)
+    if constexpr (::mixt::is_narrow_float_v<T>)
+        return narrow::round_to<T::value_dtype>(f);
+    else if constexpr (std::is_same_v<T, Eigen::half>)
         return _mm512_cvtph_ps(_mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
     else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
         return _mm512_castsi512_ps(f32_to_bf16_high(f)); // (the integer rounding: no packing and widening back)
@@ -256,7 +290,7 @@ template <class To, class From>
 batch<To> convert(const batch<From>& b) noexcept {
     if constexpr (std::is_same_v<To, From>)
         return b;
-    else if constexpr (simd::detail::exact_in_half_v<From>)
+    else if constexpr (std::is_same_v<To, float> || (simd::detail::exact_in_half_v<From> && !::mixt::is_narrow_float_v<To>))
         return {detail::value_f32(b)}; // every value of From is one of To's: nothing to round
     else
         return {detail::round_to<To>(detail::value_f32(b))};
