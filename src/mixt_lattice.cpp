@@ -24,6 +24,7 @@
 #include "mixt/lattice/lattice.hpp"
 #include "mixt/lattice/policy.hpp"
 #include "mixt/lattice/promote.hpp"
+#include "mixt/lattice/slots.hpp"
 #include "mixt/version.hpp"
 
 namespace {
@@ -39,6 +40,8 @@ Commands:
       The promotion table of a policy: the join of each pair of dtypes, '-' where there is none.
       Rows and columns b u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128 i* f* c*;
       --all appends the sub-byte ints and the small floats (uint2 ... float8_e5m2fnuz).
+      A policy that joins by slot (torch) then prints a second table over operands: an array of
+      rank 1 or more (b ... c128), of rank 0 (0d:b ... 0d:c128), and a literal (i* f* c*).
   dot [--policy P]
       The policy's lattice as a Graphviz digraph (bottom to top; weak types dashed).
   join [--policy P] A B [C ...]
@@ -52,7 +55,7 @@ Commands:
       The jax promotion table in Markdown and a summary of every built-in policy.
 
 Options:
-  --policy P    jax (default), jax_x32, jax_strict, array_api
+  --policy P    jax (default), jax_x32, jax_strict, array_api, torch, megengine
   --format F    csv (default) or markdown
   -h, --help    this text;  --version  the version
 
@@ -113,7 +116,7 @@ std::optional<std::string> parse_options(const std::vector<std::string>& args, s
         }
         if (arg == "--policy") {
             const auto p = mixt::parse_policy(value);
-            if (!p) return "unknown policy '" + value + "' (expected jax, jax_x32, jax_strict or array_api)";
+            if (!p) return "unknown policy '" + value + "' (expected jax, jax_x32, jax_strict, array_api, torch or megengine)";
             o.policy = *p;
             o.policy_name = value;
         } else if (arg == "--format") {
@@ -182,11 +185,47 @@ void print_promotion_table(std::ostream& out, mixt::policy_id policy, table_form
     print_table(out, labels, cells, format);
 }
 
+// Under a policy that joins by slot: the result of every pair of operands, each an array of rank 1 or more
+// (its dtype's code), of rank 0 (`0d:` and the code) or a literal (`i* f* c*`).
+template <class Policy>
+void print_slot_table(std::ostream& out, table_format format) {
+    struct operand {
+        std::string label;
+        mixt::dtype d;
+        mixt::operand_slot slot;
+    };
+    std::vector<operand> ops;
+    for (const auto slot : {mixt::operand_slot::dimensioned, mixt::operand_slot::zero_dim})
+        for (std::size_t i = 0; i < mixt::classic_dtype_count; ++i) {
+            const auto d = static_cast<mixt::dtype>(i);
+            if (!mixt::is_weak(d))
+                ops.push_back({(slot == mixt::operand_slot::zero_dim ? "0d:" : "") + code(d), d, slot});
+        }
+    for (const auto d : {mixt::dtype::weak_int, mixt::dtype::weak_float, mixt::dtype::weak_complex})
+        ops.push_back({code(d), d, mixt::operand_slot::literal});
+    std::vector<std::string> labels;
+    std::vector<std::vector<std::string>> cells(ops.size());
+    for (const operand& a : ops) labels.push_back(a.label);
+    for (std::size_t r = 0; r < ops.size(); ++r)
+        for (const operand& b : ops) {
+            const auto j = mixt::promote_types(ops[r].d, ops[r].slot, b.d, b.slot, Policy{});
+            cells[r].push_back(j ? code(*j) : "-");
+        }
+    print_table(out, labels, cells, format);
+}
+
 int cmd_table(const std::vector<std::string>& args) {
     options o;
     if (auto err = parse_options(args, "--policy --format --all", o)) return usage_error(*err);
     if (!o.operands.empty()) return usage_error("table takes no operand ('" + o.operands[0] + "')");
     print_promotion_table(std::cout, o.policy, o.format, o.all);
+    mixt::visit_policy(o.policy, [&](auto policy) {
+        using P = decltype(policy);
+        if constexpr (mixt::slot_rule_v<P> == mixt::slot_rule::by_category) {
+            std::cout << '\n';
+            print_slot_table<P>(std::cout, o.format);
+        }
+    });
     return exit_ok;
 }
 
@@ -519,7 +558,7 @@ int cmd_report(const std::vector<std::string>& args) {
     print_promotion_table(out, mixt::policy_id::jax, table_format::markdown, false);
     out << "\n## Built-in policies\n\n";
     for (const auto id : {mixt::policy_id::jax, mixt::policy_id::jax_x32, mixt::policy_id::jax_strict,
-                          mixt::policy_id::array_api})
+                          mixt::policy_id::array_api, mixt::policy_id::torch, mixt::policy_id::megengine})
         mixt::visit_policy(id, [&](auto policy) {
             using P = decltype(policy);
             using L = mixt::lattice<P>;

@@ -4,6 +4,8 @@
 #     against mixt. The CSV is the source of the expected values: it is read here at configure time and
 #     written as a raw string literal into <build>/generated/mixt_test/promotion_jax_numpy.hpp, which a
 #     constexpr parser reads. Editing the CSV re-runs the configure step (CMAKE_CONFIGURE_DEPENDS).
+#   - torch_table_static.cpp (compile-only) does the same for test/data/promotion_torch.csv under policy::torch
+#     (PyTorch's result_type and the dtypes of + * / for rank-1 and rank-0 tensors and literals).
 #   - promote_all_pairs.cpp (compile-only) instantiates promote_t for all 4 x 33 x 33 pairs; it is also what
 #     bench/compile_time/measure.sh times.
 # Both are OBJECT libraries in ALL: a wrong cell fails the build, naming the cell.
@@ -45,6 +47,13 @@ mixt_embed_table(mixt_test_promotion_jax_numpy
 add_library(mixt_test_lattice_promote_table_static OBJECT "${_mixt_lattice_test_dir}/promote_table_static.cpp")
 target_link_libraries(mixt_test_lattice_promote_table_static PRIVATE mixt::mixt mixt_test_promotion_jax_numpy)
 mixt_setup_target(mixt_test_lattice_promote_table_static)
+
+mixt_embed_table(mixt_test_promotion_torch
+  "${PROJECT_SOURCE_DIR}/test/data/promotion_torch.csv" promotion_torch)
+
+add_library(mixt_test_lattice_torch_table_static OBJECT "${_mixt_lattice_test_dir}/torch_table_static.cpp")
+target_link_libraries(mixt_test_lattice_torch_table_static PRIVATE mixt::mixt mixt_test_promotion_torch)
+mixt_setup_target(mixt_test_lattice_torch_table_static)
 
 add_library(mixt_test_lattice_promote_all_pairs OBJECT "${_mixt_lattice_test_dir}/promote_all_pairs.cpp")
 target_link_libraries(mixt_test_lattice_promote_all_pairs PRIVATE mixt::mixt)

@@ -4,10 +4,12 @@
 
 #include <mixt/dtype/dtype.hpp>
 #include <mixt/lattice/promote.hpp>
+#include <mixt/lattice/slots.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,8 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -199,6 +203,46 @@ TEST_F(mixt_lattice, table_spot_checks_of_the_other_policies) {
     EXPECT_EQ(at(array_api, dtype::bfloat16, dtype::bfloat16), "-"); // not a node of array_api
     EXPECT_EQ(at(array_api, dtype::uint64, dtype::int8), "-");
     EXPECT_EQ(at(array_api, dtype::int8, dtype::uint8), "i16");
+}
+
+// torch and megengine: the table of arrays as for every policy; torch's second table, over operand kinds (rank 1
+// or more, rank 0 `0d:`, literal), equal to promote_types by slot. The slot rule's own tests are in test/lattice.
+TEST_F(mixt_lattice, table_of_torch_and_megengine) {
+    for (const char* name : {"torch", "megengine"}) {
+        const result r = run({"table", "--policy", name});
+        ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+        const std::size_t blank = r.out.find("\n\n");
+        const auto rows = csv_cells(r.out.substr(0, blank));
+        ASSERT_EQ(rows.size(), mixt::classic_dtype_count + 1) << name;
+        const auto policy = *mixt::parse_policy(name);
+        for (std::size_t a = 0; a < mixt::classic_dtype_count; ++a)
+            for (std::size_t b = 0; b < mixt::classic_dtype_count; ++b) {
+                const auto j = mixt::promote_types(static_cast<mixt::dtype>(a), static_cast<mixt::dtype>(b), policy);
+                EXPECT_EQ(rows.at(a + 1).at(b + 1), j ? std::string(mixt::short_name(*j)) : "-") << name;
+            }
+        // Only a policy with slots prints the second table.
+        EXPECT_EQ(blank == std::string::npos, std::string_view(name) == "megengine") << name;
+    }
+    const result r = run({"table", "--policy", "torch"});
+    const auto kinds = csv_cells(r.out.substr(r.out.find("\n\n")));
+    ASSERT_FALSE(kinds.empty());
+    const auto& labels = kinds[0];
+    const auto operand = [](const std::string& label) {
+        const bool zero = label.rfind("0d:", 0) == 0;
+        const auto d = *mixt::parse_dtype(zero ? label.substr(3) : label);
+        return std::pair{d, mixt::is_weak(d) ? mixt::operand_slot::literal
+                            : zero          ? mixt::operand_slot::zero_dim
+                                            : mixt::operand_slot::dimensioned};
+    };
+    ASSERT_EQ(kinds.size(), labels.size());
+    for (std::size_t i = 1; i < kinds.size(); ++i)
+        for (std::size_t k = 1; k < labels.size(); ++k) {
+            const auto [a, sa] = operand(kinds[i][0]);
+            const auto [b, sb] = operand(labels[k]);
+            const auto j = mixt::promote_types(a, sa, b, sb, mixt::policy::torch{});
+            EXPECT_EQ(kinds[i][k], j ? std::string(mixt::short_name(*j)) : "-") << kinds[i][0] << "," << labels[k];
+        }
+    EXPECT_NE(std::find(labels.begin(), labels.end(), "0d:f64"), labels.end());
 }
 
 TEST_F(mixt_lattice, table_rejects_bad_arguments) {

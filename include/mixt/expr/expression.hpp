@@ -169,6 +169,18 @@ struct scalar : expression<scalar<T>> {
     T value;
 };
 
+namespace detail {
+// An operand's slot (lattice/slots.hpp), which a policy with `slots` types it by: a literal, else by rank.
+template <class E>
+inline constexpr operand_slot slot_of_v = E::rank >= 1 ? operand_slot::dimensioned : operand_slot::zero_dim;
+template <class T>
+inline constexpr operand_slot slot_of_v<literal<T>> = operand_slot::literal;
+
+// The rule of `Op` over children `Cs` (without cv-ref) under `Policy`: `rule` and `verdict` (expr/rules.hpp).
+template <class Op, class Policy, class... Cs>
+using node_rule = rule_in_slots<Op, Policy, slots<slot_of_v<Cs>...>, typename Cs::tag...>;
+} // namespace detail
+
 namespace policy_error {
 /// The error of an expression whose operands have different policies (the template's arguments).
 template <class... Policies>
@@ -305,14 +317,14 @@ template <class Policy, class Op, class... Cs>
              std::is_void_v<typename node<Op, Cs...>::policy>)
 struct check_typed_alike<Policy, node<Op, Cs...>> {
     using here = node<Op, Cs...>;
-    using rule = typename Op::template rule<Policy, typename std::remove_cvref_t<Cs>::tag...>;
+    using rule = typename node_rule<Op, Policy, std::remove_cvref_t<Cs>...>::rule;
     static constexpr bool same =
         std::is_same_v<typename rule::result, typename here::tag> &&
         std::is_same_v<result_storage_t<typename rule::result, Policy>, typename here::value_type> &&
         std::is_same_v<storage_list_t<Policy, typename rule::operands>, typename here::operand_types>;
     // Where the operation is not defined under Policy at all, its own error (which names the operation, the
     // dtypes and the policy) is the one reported.
-    static constexpr bool defined = ::mixt::op::defined_v<Op, Policy, typename std::remove_cvref_t<Cs>::tag...>;
+    static constexpr bool defined = node_rule<Op, Policy, std::remove_cvref_t<Cs>...>::verdict == ::mixt::op::verdict::defined;
     using type = boost::mp11::mp_list<
         typename rule_error_t<rule>::type,
         typename std::conditional_t<same || !defined, std::type_identity<void>,
@@ -328,7 +340,7 @@ struct node : expression<node<Op, Cs...>> {
     // failed int, and errors follow).
     using policy_check = typename detail::common_policy<typename std::remove_cvref_t<Cs>::policy...>::check;
     using policy = detail::common_policy_t<typename std::remove_cvref_t<Cs>::policy...>;
-    using rule = typename Op::template rule<detail::policy_or_default<policy>, typename std::remove_cvref_t<Cs>::tag...>;
+    using rule = typename detail::node_rule<Op, detail::policy_or_default<policy>, std::remove_cvref_t<Cs>...>::rule;
     // The rule's error, where the operation is not defined for its operands (rules.hpp, defined_join).
     using rule_check = typename detail::rule_error_t<rule>::type;
     using tag = typename rule::result;
@@ -366,8 +378,8 @@ struct well_formed : std::true_type {};
 template <class Op, class... Cs>
 struct well_formed<node<Op, Cs...>>
     : std::bool_constant<common_layout<std::remove_cvref_t<Cs>...>() != -2 &&
-                         ::mixt::op::defined_v<Op, policy_or_default<common_policy_t<typename std::remove_cvref_t<Cs>::policy...>>,
-                                               typename std::remove_cvref_t<Cs>::tag...> &&
+                         node_rule<Op, policy_or_default<common_policy_t<typename std::remove_cvref_t<Cs>::policy...>>,
+                                   std::remove_cvref_t<Cs>...>::verdict == ::mixt::op::verdict::defined &&
                          (well_formed<std::remove_cvref_t<Cs>>::value && ...)> {};
 template <class E>
 inline constexpr bool well_formed_v = well_formed<std::remove_cvref_t<E>>::value;

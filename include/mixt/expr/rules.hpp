@@ -28,13 +28,17 @@
 //     static_assert(mixt::op::defined_v<mixt::op::add, mixt::policy::jax, i8, u8>);
 //     static_assert(!mixt::op::defined_v<mixt::op::subtract, mixt::policy::jax, bool_, bool_>); // cast first
 
+#include <array>
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include <boost/mp11/list.hpp>
 
 #include "mixt/dtype/dtype.hpp"
 #include "mixt/expr/functors.hpp"
 #include "mixt/lattice/promote.hpp"
+#include "mixt/lattice/slots.hpp"
 
 namespace mixt {
 
@@ -80,6 +84,18 @@ struct real_part_impl<dtypes::c128> {
 template <>
 struct real_part_impl<dtypes::weak_complex> {
     using type = dtypes::weak_float;
+};
+
+// Rule 2 under a policy: `default_float` (policy::torch) stores every bool and integer result as `f*` does.
+template <class Policy, class Node>
+struct to_inexact_under {
+    using type = typename to_inexact_impl<Node>::type;
+};
+template <class Policy, class Node>
+    requires(inexact_rule_v<Policy> == inexact_rule::default_float) && (is_dtype_tag_v<Node>) &&
+            (is_bool_node<Node> || is_int_node<Node>)
+struct to_inexact_under<Policy, Node> {
+    using type = materialize_t<dtypes::weak_float, Policy>;
 };
 } // namespace detail
 
@@ -259,7 +275,7 @@ MIXT_DETAIL_JOIN_OP(conj, "conj", conj_fn, any_kind)
             static constexpr verdict v = verdict_for<Policy, Nodes...>();                                      \
             using error = typename detail::defined_join<NAME, Policy, v, Nodes...>::error;                    \
             using join = typename detail::defined_join<NAME, Policy, v, Nodes...>::type;                      \
-            using result = typename detail::to_inexact_impl<join>::type;                                       \
+            using result = typename detail::to_inexact_under<Policy, join>::type;                                       \
             using operands = detail::list<std::conditional_t<true, result, Nodes>...>;                         \
         };                                                                                                     \
     };
@@ -393,6 +409,79 @@ inline constexpr verdict verdict_v = Op::template verdict_for<Policy, Nodes...>(
 template <class Op, class Policy, class... Nodes>
 inline constexpr bool defined_v = verdict_v<Op, Policy, Nodes...> == verdict::defined;
 } // namespace op
+
+namespace promotion_error {
+/// Under a policy with `slots`, a float array met a complex operand of a later slot, and the policy has no
+/// complex of that float's precision (`torch`: f16, whose complex is PyTorch's complex32).
+template <class Operation, class Float, class Complex, class Policy>
+struct no_complex_of_float {
+    static_assert(sizeof(Float) == 0,
+                  "mixt: a float array with a complex operand of rank 0 or a literal gives the complex dtype of the "
+                  "float's precision under this policy, and mixt has none for this float (PyTorch's complex32 for "
+                  "float16); the operation, the two dtypes and the policy are the arguments of the template being "
+                  "instantiated. Cast the float array first: mixt::cast<float>(x)");
+    using type = void;
+};
+} // namespace promotion_error
+
+namespace detail {
+/// The slots of an operation's operands, in order (lattice/slots.hpp).
+template <operand_slot... S>
+struct slots {};
+
+// The operands that take part in promotion start here: where's condition is converted to bool, not joined.
+template <class Op>
+inline constexpr std::size_t promoted_from = 0;
+template <>
+inline constexpr std::size_t promoted_from<op::where> = 1;
+
+template <class Op, class Policy, class Nodes>
+struct apply_rule;
+template <class Op, class Policy, class... Nodes>
+struct apply_rule<Op, Policy, list<Nodes...>> {
+    using rule = typename Op::template rule<Policy, Nodes...>;
+    static constexpr op::verdict verdict = op::verdict_v<Op, Policy, Nodes...>;
+};
+
+/// The rule of `Op` over operand nodes in slots, what an expression's node applies: `Op::rule` over the nodes
+/// themselves, or, under a policy with `slot_rule::by_category`, over the slot join of the promoted operands
+/// (each replaced by it). `rule` has the members of `Op::rule`; `verdict` is `op::verdict_v`'s.
+template <class Op, class Policy, class Slots, class... Nodes>
+struct rule_in_slots : apply_rule<Op, Policy, list<Nodes...>> {};
+
+template <class Op, class Policy, operand_slot... S, class... Nodes>
+    requires(slot_rule_v<Policy> == slot_rule::by_category)
+struct rule_in_slots<Op, Policy, slots<S...>, Nodes...> {
+    static constexpr std::size_t first = promoted_from<Op>;
+    static constexpr std::size_t n = sizeof...(Nodes) - first;
+    static constexpr slot_join_result joined = [] {
+        constexpr std::array<dtype, sizeof...(Nodes)> all_dtypes{Nodes::value...};
+        constexpr std::array<operand_slot, sizeof...(Nodes)> all_slots{S...};
+        std::array<dtype, n> ds{};
+        std::array<operand_slot, n> ss{};
+        for (std::size_t i = 0; i < n; ++i) {
+            ds[i] = all_dtypes[first + i];
+            ss[i] = all_slots[first + i];
+        }
+        return slot_join(ds, ss, Policy{});
+    }();
+    // Where there is no slot join, a rule that reports it, with placeholder types (nothing else fails after).
+    struct no_join_rule {
+        using error = std::conditional_t<
+            joined.no_complex,
+            promotion_error::no_complex_of_float<Op, dtype_tag<joined.a>, dtype_tag<joined.b>, Policy>,
+            promotion_error::no_implicit_promotion<Op, dtype_tag<joined.a>, dtype_tag<joined.b>, Policy>>;
+        using result = dtypes::f32;
+        using operands = list<std::conditional_t<true, dtypes::f32, Nodes>...>;
+    };
+    template <std::size_t... I>
+    static auto effective(std::index_sequence<I...>)
+        -> list<std::conditional_t<(I >= first), dtype_tag<joined.result.value_or(dtype::float32)>, Nodes>...>;
+    using applied = apply_rule<Op, Policy, decltype(effective(std::index_sequence_for<Nodes...>{}))>;
+    using rule = std::conditional_t<joined.result.has_value(), typename applied::rule, no_join_rule>;
+    static constexpr op::verdict verdict = joined.result ? applied::verdict : op::verdict::no_join;
+};
+} // namespace detail
 
 } // namespace mixt
 

@@ -11,6 +11,15 @@
 //     (any class type; give it a `static constexpr std::string_view name` for the tables);
 //   - `weak_types`: a Hana map from each weak node to the concrete node it is stored as when a result must
 //     be materialized, written with `mixt::weak_as<Weak, Concrete>`.
+// A policy may also have these optional members (absent, the policy behaves as JAX does):
+//   - `slots`: `mixt::slot_rule::by_category` makes an operation join its operands by where their dtypes
+//     come from, as PyTorch does (lattice/slots.hpp): an array of rank 1 or more, an array or expression of
+//     rank 0 (`mixt::operand_slot`), or a C++ literal; each group is joined in the lattice, and a later group
+//     counts only where its category (bool < int < float < complex) is higher than the earlier ones';
+//   - `complex_of`: with `slots`, a Hana map from a float to the complex dtype of its precision (written with
+//     `mixt::as_complex<Float, Complex>`), for a float array with a complex operand of a later group;
+//   - `int_to_inexact`: `mixt::inexact_rule::default_float` makes true division and the float functions of
+//     bool and integer operands give the policy's default float (what `f*` is stored as), at any width.
 // This is the only place promotion is written down: joins, traits, tables and pictures are derived from it
 // (lattice/lattice.hpp). Example, a policy of two nodes where `i8` widens to `i16` and nothing else exists:
 //
@@ -43,6 +52,37 @@ inline constexpr auto up = boost::hana::make_pair(boost::hana::type_c<From>, boo
 /// One entry of a policy's `weak_types`: a weak result of node `Weak` is stored as node `Concrete`.
 template <class Weak, class Concrete>
 inline constexpr auto weak_as = boost::hana::make_pair(boost::hana::type_c<Weak>, boost::hana::type_c<Concrete>);
+
+/// One entry of a policy's `complex_of`: a float array with a complex operand of a later slot gives `Complex`.
+template <class Float, class Complex>
+inline constexpr auto as_complex =
+    boost::hana::make_pair(boost::hana::type_c<Float>, boost::hana::type_c<Complex>);
+
+/// Where an operand's dtype comes from, for a policy whose `slots` is `slot_rule::by_category`: PyTorch's
+/// dimensioned tensors, zero-dim tensors and wrapped Python scalars. An expression's slot follows from its
+/// type: a leaf or sub-expression of rank 1 or more is `dimensioned`, one of rank 0 (an `Eigen::Tensor<T, 0>`,
+/// a full reduction, a `mixt::strong` scalar) is `zero_dim`, a C++ literal is `literal`.
+enum class operand_slot : unsigned char { dimensioned, zero_dim, literal };
+
+/// How a policy joins operands of different slots: `none`, JAX's way (the lattice alone, literals as weak
+/// nodes), or `by_category`, PyTorch's (lattice/slots.hpp).
+enum class slot_rule : unsigned char { none, by_category };
+
+/// What true division and the float functions give for bool and integer operands: `by_width`, JAX's (up to
+/// 32 bits f32, 64 bits f64), or `default_float`, PyTorch's (the policy's default float, always).
+enum class inexact_rule : unsigned char { by_width, default_float };
+
+template <class Policy>
+inline constexpr slot_rule slot_rule_v = slot_rule::none;
+template <class Policy>
+    requires requires { Policy::slots; }
+inline constexpr slot_rule slot_rule_v<Policy> = Policy::slots;
+
+template <class Policy>
+inline constexpr inexact_rule inexact_rule_v = inexact_rule::by_width;
+template <class Policy>
+    requires requires { Policy::int_to_inexact; }
+inline constexpr inexact_rule inexact_rule_v<Policy> = Policy::int_to_inexact;
 
 template <class T, class = void>
 inline constexpr bool is_policy_v = false;
@@ -125,6 +165,41 @@ struct array_api {
         up<f32, f64, c64>, up<f64, c128>,
         up<weak_complex, c64>, up<c64, c128>);
     static constexpr auto weak_types = jax::weak_types;
+};
+
+/// PyTorch's `torch.result_type` (PyTorch 1.13 to 2.x). Tensors of rank 1 or more join in PyTorch's table,
+/// the lattice below (`u8 + i8` is i16, any int with any float is the float, `bf16 + f16` is f32); an operand
+/// of rank 0 or a literal counts only where its category is higher (`slots`, lattice/slots.hpp): an i8 array
+/// times an f64 rank-0 tensor is f64, an f16 array plus an f64 rank-0 tensor is f16, a float literal with an
+/// int array is f32 (the default float), an int literal with a bool array is i64. A float array with a complex
+/// operand of a later slot gives the complex of the float's precision (`complex_of`; f16's would be complex32,
+/// which mixt has not: a compile error). u16, u32, u64, which PyTorch supports only in part, join nothing but
+/// themselves. True division of ints gives f32 (`int_to_inexact`).
+struct torch {
+    static constexpr std::string_view name = "torch";
+    static constexpr auto edges = boost::hana::make_map(
+        up<bool_, u8, i8>, up<u8, i16>, up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64, bf16, f16>,
+        up<bf16, f32>, up<f16, f32>, up<f32, f64, c64>, up<f64, c128>, up<c64, c128>, up<c128>,
+        up<u16>, up<u32>, up<u64>);
+    static constexpr auto weak_types =
+        boost::hana::make_map(weak_as<weak_int, i64>, weak_as<weak_float, f32>, weak_as<weak_complex, c64>);
+    static constexpr slot_rule slots = slot_rule::by_category;
+    static constexpr auto complex_of =
+        boost::hana::make_map(as_complex<bf16, c64>, as_complex<f32, c64>, as_complex<f64, c128>);
+    static constexpr inexact_rule int_to_inexact = inexact_rule::default_float;
+};
+
+/// MegEngine's rules (its dtype document): the Array API's lattice over the dtypes MegEngine has (bool, u8, u16,
+/// i8, i16, i32, f16, f32), with the kinds mixed "type first", bool -> int -> float (`i16 + f32` is f32 by
+/// i16 -> i32 -> f16 -> f32, `i8 + u8` is i16), and a literal converted to the array's dtype where the kinds
+/// agree, else to the default (an int literal is i32, a float literal f32). The document also says that bool
+/// connects to nothing; mixt follows the mixing rule, bool -> int (README, "Policies").
+struct megengine {
+    static constexpr std::string_view name = "megengine";
+    static constexpr auto edges = boost::hana::make_map(
+        up<bool_, weak_int>, up<weak_int, u8, i8>, up<u8, u16, i16>, up<u16, i32>, up<i8, i16>, up<i16, i32>,
+        up<i32, weak_float>, up<weak_float, f16>, up<f16, f32>, up<f32>);
+    static constexpr auto weak_types = boost::hana::make_map(weak_as<weak_int, i32>, weak_as<weak_float, f32>);
 };
 
 } // namespace policy

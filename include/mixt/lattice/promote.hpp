@@ -16,6 +16,7 @@
 //     static_assert(std::is_same_v<mixt::promote_t<mixt::dtypes::i8, mixt::dtypes::weak_int>, mixt::dtypes::i8>);
 //     static_assert(mixt::promote_types(mixt::dtype::bfloat16, mixt::dtype::float16) == mixt::dtype::float32);
 
+#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -230,13 +231,15 @@ template <class Operation, class Policy, class... Nodes>
 using checked_join_t = typename detail::checked_join_reported<Operation, Policy, Nodes...>::node;
 
 /// The built-in policies by name, for run-time use (the mixt-lattice tool).
-enum class policy_id : unsigned char { jax, jax_x32, jax_strict, array_api };
+enum class policy_id : unsigned char { jax, jax_x32, jax_strict, array_api, torch, megengine };
 
 constexpr std::optional<policy_id> parse_policy(std::string_view s) {
     if (s == policy::jax::name) return policy_id::jax;
     if (s == policy::jax_x32::name) return policy_id::jax_x32;
     if (s == policy::jax_strict::name) return policy_id::jax_strict;
     if (s == policy::array_api::name) return policy_id::array_api;
+    if (s == policy::torch::name) return policy_id::torch;
+    if (s == policy::megengine::name) return policy_id::megengine;
     return std::nullopt;
 }
 
@@ -247,6 +250,8 @@ constexpr decltype(auto) visit_policy(policy_id id, F&& f) {
     case policy_id::jax_x32: return static_cast<F&&>(f)(policy::jax_x32{});
     case policy_id::jax_strict: return static_cast<F&&>(f)(policy::jax_strict{});
     case policy_id::array_api: return static_cast<F&&>(f)(policy::array_api{});
+    case policy_id::torch: return static_cast<F&&>(f)(policy::torch{});
+    case policy_id::megengine: return static_cast<F&&>(f)(policy::megengine{});
     case policy_id::jax: break;
     }
     return static_cast<F&&>(f)(policy::jax{});
@@ -267,7 +272,9 @@ constexpr std::optional<dtype> promote_types(dtype a, dtype b, Policy = {}) {
     return static_cast<dtype>(L::node_dtypes[static_cast<std::size_t>(j)]);
 }
 
-constexpr std::optional<dtype> promote_types(dtype a, dtype b, policy_id p) {
+// A template, so that a translation unit derives the built-in policies' tables only where it calls this.
+template <std::same_as<policy_id> Id>
+constexpr std::optional<dtype> promote_types(dtype a, dtype b, Id p) {
     return visit_policy(p, [&](auto pol) { return promote_types(a, b, pol); });
 }
 
