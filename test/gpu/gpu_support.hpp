@@ -85,6 +85,10 @@ Eigen::Tensor<T, 1> make(std::uint64_t seed) {
         x ^= x >> 29;
         if constexpr (std::is_integral_v<T> || std::is_same_v<T, bool>) {
             t(i) = static_cast<T>(x);
+        } else if constexpr (mixt::is_narrow_int_v<T>) {
+            t(i) = T(x);
+        } else if constexpr (mixt::is_narrow_float_v<T>) {
+            t(i) = T::from_bits(static_cast<std::uint8_t>(x)); // every code, specials included
         } else if constexpr (mixt::detail::is_complex_v<T>) {
             using C = typename T::value_type;
             t(i) = T(static_cast<C>(static_cast<std::int16_t>(x) % 2000) / C(64),

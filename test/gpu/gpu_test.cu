@@ -75,6 +75,24 @@ TEST_F(gpu, conversions_and_literal_comparisons) {
     }, f64, u8);
 }
 
+TEST_F(gpu, narrow_dtypes) {
+    const auto e4 = make<mixt::float8_e4m3fn>(20);
+    const auto e5 = make<mixt::float8_e5m2>(21);
+    const auto f4 = make<mixt::float4_e2m1fn>(22);
+    const auto e8 = make<mixt::float8_e8m0fnu>(23);
+    const auto i4 = make<mixt::int4>(24);
+    const auto f32 = make<float>(25);
+    // Computed in f32 and rounded once per node, each format's overflow rule (dtype/narrow_float.hpp).
+    check("e4m3fn * e4m3fn + 0.3", [](const auto& a) { return mixt::lazy(a) * a + 0.3; }, e4);
+    check("cast<f32>(e5m2) * f32", [](const auto& a, const auto& b) { return mixt::cast<float>(a) * b; }, e5, f32);
+    check("cast<float4_e2m1fn>(f32 * 0.01)", [](const auto& a) { return mixt::cast<mixt::float4_e2m1fn>(mixt::lazy(a) * 0.01f); },
+          f32);
+    check("cast<f32>(float4) * cast<f32>(e8m0fnu)", [](const auto& a, const auto& b) {
+        return mixt::cast<float>(a) * mixt::cast<float>(b);
+    }, f4, e8);
+    check("int4 * int4 - 3", [](const auto& a) { return mixt::lazy(a) * a - 3; }, i4);
+}
+
 TEST_F(gpu, functions_and_complex_values) {
     const auto f32 = make<float>(16);
     const auto f16 = make<Eigen::half>(17);

@@ -15,6 +15,8 @@
 
 #include <Eigen/Core>
 
+#include <mixt/dtype/narrow_float.hpp>
+
 namespace mixt_test {
 
 /// Whether the bit pattern `bits` of a value of type T is a NaN (T a floating-point type of 2, 4 or 8 bytes).
@@ -28,6 +30,8 @@ constexpr bool is_nan_bits(std::uint64_t bits) {
         return (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0;
     else if constexpr (std::is_same_v<T, double>)
         return (bits & 0x7ff0000000000000u) == 0x7ff0000000000000u && (bits & 0x000fffffffffffffu) != 0;
+    else if constexpr (mixt::is_narrow_float_v<T>)
+        return mixt::detail::narrow_float_traits<T::value_dtype>::is_nan_code(static_cast<std::uint8_t>(bits));
     else
         return false;
 }

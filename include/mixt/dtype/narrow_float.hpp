@@ -176,8 +176,9 @@ EIGEN_DEVICE_FUNC constexpr std::uint8_t narrow_from_f64(double x) noexcept {
         sig |= std::uint64_t{1} << 52;
         exp2 = field64 - 1075;
     }
-    int top = 63;
-    while (((sig >> top) & 1u) == 0) --top;
+    int top = 52; // a normal double's leading bit; a subnormal's is found below it (sig != 0, as a != 0)
+    if (field64 == 0)
+        while (((sig >> top) & 1u) == 0) --top;
     const int e = top + exp2;
     // The result's quantum 2^q: the format's ulp at e, or its subnormal quantum below the normal range.
     int q = (e > emin ? e : emin) - M;

@@ -26,6 +26,7 @@
 // the stored bits, and both implementations behave the same.
 
 #include "mixt/dtype/convert.hpp"
+#include "mixt/dtype/storage.hpp"
 #include "mixt/simd/arch.hpp"
 #include "mixt/simd/narrow.hpp"
 
