@@ -58,7 +58,7 @@ printf '#include <boost/mp11/algorithm.hpp>\n#include <boost/mp11/list.hpp>\n#in
 all_pairs="$root/test/lattice/promote_all_pairs.cpp"
 policies=(jax jax_x32 jax_strict array_api torch megengine)
 for p in "${policies[@]}"; do
-  printf '#include <mixt/mixt.hpp>\nstatic_assert(mixt::promote_types(mixt::dtype::int8, mixt::dtype::int16, mixt::policy::%s{}).has_value());\n' \
+  printf '#include <mixt/mixt.hpp>\nstatic_assert(mixt::promote_types(mixt::dtype::int8, mixt::dtype::int8, mixt::policy::%s{}).has_value());\n' \
     "$p" > "$work/policy_$p.cpp"
 done
 
