@@ -41,7 +41,8 @@ Commands:
       Rows and columns b u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128 i* f* c*;
       --all appends the sub-byte ints and the small floats (uint2 ... float8_e5m2fnuz).
       A policy that joins by slot (torch) then prints a second table over operands: an array of
-      rank 1 or more (b ... c128), of rank 0 (0d:b ... 0d:c128), and a literal (i* f* c*).
+      rank 1 or more (b ... c128), of rank 0 (0d:b ... 0d:c128), and a literal (i* f* c*);
+      'n/a' for two literals, which no expression has (it needs an array).
   dot [--policy P]
       The policy's lattice as a Graphviz digraph (bottom to top; weak types dashed).
   join [--policy P] A B [C ...]
@@ -186,7 +187,8 @@ void print_promotion_table(std::ostream& out, mixt::policy_id policy, table_form
 }
 
 // Under a policy that joins by slot: the result of every pair of operands, each an array of rank 1 or more
-// (its dtype's code), of rank 0 (`0d:` and the code) or a literal (`i* f* c*`).
+// (its dtype's code), of rank 0 (`0d:` and the code) or a literal (`i* f* c*`). Two literals are `n/a`: an
+// expression has an array, so that pair never reaches the slot rule (which would join them as rank-0 operands).
 template <class Policy>
 void print_slot_table(std::ostream& out, table_format format) {
     struct operand {
@@ -208,6 +210,10 @@ void print_slot_table(std::ostream& out, table_format format) {
     for (const operand& a : ops) labels.push_back(a.label);
     for (std::size_t r = 0; r < ops.size(); ++r)
         for (const operand& b : ops) {
+            if (ops[r].slot == mixt::operand_slot::literal && b.slot == mixt::operand_slot::literal) {
+                cells[r].push_back("n/a");
+                continue;
+            }
             const auto j = mixt::promote_types(ops[r].d, ops[r].slot, b.d, b.slot, Policy{});
             cells[r].push_back(j ? code(*j) : "-");
         }

@@ -15,6 +15,7 @@ Eigen::Tensor<T, N, L> t;
 using c64 = std::complex<float>;
 using strict = mixt::policy::jax_strict;
 using array_api = mixt::policy::array_api;
+using torch = mixt::policy::torch;
 ]=])
 
 # _mixt_expr_case(<name> <code> <message regex> [<regex of the names in the instantiation context>]):
@@ -54,6 +55,11 @@ _mixt_expr_case(expr.jax_strict_i8_plus_i16
   "auto e = mixt::lazy<strict>(t<std::int8_t>) + mixt::lazy<strict>(t<std::int16_t>);"
   "${_no_path}"
   "no_implicit_promotion<mixt::op::add, mixt::dtype_tag<mixt::dtype::int8>, mixt::dtype_tag<mixt::dtype::int16>, mixt::policy::jax_strict")
+# torch: an f16 array with a complex literal would be PyTorch's complex32, which mixt has not (lattice/slots.hpp).
+_mixt_expr_case(expr.torch_f16_plus_complex_literal
+  "auto e = mixt::lazy<torch>(t<Eigen::half>) + std::complex<double>(1, 2);"
+  "mixt: a float array with a complex operand of rank 0 or a literal gives the complex dtype of the float's precision"
+  "no_complex_of_float<mixt::op::add, mixt::dtype_tag<mixt::dtype::float16>, mixt::dtype_tag<mixt::dtype::complex64>, mixt::policy::torch")
 _mixt_expr_case(expr.array_api_int_plus_float
   "auto e = mixt::lazy<array_api>(t<std::int8_t>) + mixt::lazy<array_api>(t<float>);"
   "${_no_path}"
@@ -150,6 +156,7 @@ void twins() {
     auto strict_literal = mixt::lazy<strict>(t<std::int8_t>) + 1;
     auto array_api_ints = mixt::lazy<array_api>(t<std::int8_t>) + mixt::lazy<array_api>(t<std::int16_t>);
     auto array_api_f32 = mixt::lazy<array_api>(t<float>) * mixt::lazy<array_api>(t<float>);
+    auto torch_f32_complex = mixt::lazy<torch>(t<float>) + std::complex<double>(1, 2);
     auto one_policy = mixt::lazy<mixt::policy::jax_x32>(t<float>) + mixt::lazy(t<float>);
     auto whole_policy = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) + mixt::lazy(t<float>));
     auto whole_policy_with_tensor = mixt::lazy<mixt::policy::jax_x32>(mixt::lazy(t<float>) + mixt::strong(1.0f) * 2);
@@ -177,6 +184,7 @@ void twins() {
     (void)dense_eval; (void)tensor_lowered;
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
     (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
+    (void)torch_f32_complex;
     (void)one_policy; (void)whole_policy; (void)whole_policy_with_tensor; (void)sub_policy; (void)scalar_sub;
     (void)same_rank; (void)broadcast_rank; (void)same_layout; (void)double_leaf; (void)strict_sub;
 }")

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include <boost/hana/unpack.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -40,6 +41,20 @@ struct collect_edges {
     constexpr mp::mp_list<typename edge_list<Pairs>::type...> operator()(Pairs...) const {
         return {};
     }
+};
+
+// A policy's edges as `mp_list<mp_list<From, To...>...>`; a lazy_map's are read from its type, without Hana.
+template <class Edges>
+struct edge_lists {
+    using type = decltype(boost::hana::unpack(std::declval<const Edges&>(), collect_edges{}));
+};
+template <class From, class... To>
+struct edge_list<to_types<From, To...>> {
+    using type = mp::mp_list<From, To...>;
+};
+template <class... Entries>
+struct edge_lists<lazy_map<Entries...>> {
+    using type = mp::mp_list<typename edge_list<Entries>::type...>;
 };
 
 template <class T, class = void>
@@ -69,7 +84,7 @@ template <class Policy>
 struct lattice {
     static_assert(is_policy_v<Policy>, "mixt: a policy needs static members 'name', 'edges' and 'weak_types' "
                                        "(see mixt/lattice/policy.hpp)");
-    using edges = decltype(boost::hana::unpack(Policy::edges, detail::collect_edges{}));
+    using edges = typename detail::edge_lists<std::remove_cv_t<decltype(Policy::edges)>>::type;
     /// Every node named in the edges, in order of first mention.
     using nodes = detail::mp::mp_unique<detail::mp::mp_flatten<edges>>;
     static constexpr std::size_t size = detail::mp::mp_size<nodes>::value;

@@ -20,6 +20,10 @@
 //     `mixt::as_complex<Float, Complex>`), for a float array with a complex operand of a later group;
 //   - `int_to_inexact`: `mixt::inexact_rule::default_float` makes true division and the float functions of
 //     bool and integer operands give the policy's default float (what `f*` is stored as), at any width.
+// The built-in policies write their maps as types, `mixt::lazy_map<mixt::up_t<From, To...>...>` (and `weak_as_t`,
+// `as_complex_t`): such a member is a Hana map (Foldable and Searchable) whose value is built the first time a
+// translation unit uses it, so that including this header costs nothing per policy (a `make_map` of 22 entries
+// is about 0.1 s of a compiler's time; docs/performance-notes.md). A policy of your own may use either form.
 // This is the only place promotion is written down: joins, traits, tables and pictures are derived from it
 // (lattice/lattice.hpp). Example, a policy of two nodes where `i8` widens to `i16` and nothing else exists:
 //
@@ -34,12 +38,18 @@
 #include <string_view>
 #include <type_traits>
 
-#include <boost/hana/erase_key.hpp>
-#include <boost/hana/insert.hpp>
+#include <boost/hana/any_of.hpp>
+#include <boost/hana/at_key.hpp>
+#include <boost/hana/contains.hpp>
+#include <boost/hana/find.hpp>
+#include <boost/hana/find_if.hpp>
 #include <boost/hana/map.hpp>
 #include <boost/hana/pair.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 
 #include "mixt/dtype/dtype.hpp"
 
@@ -57,6 +67,104 @@ inline constexpr auto weak_as = boost::hana::make_pair(boost::hana::type_c<Weak>
 template <class Float, class Complex>
 inline constexpr auto as_complex =
     boost::hana::make_pair(boost::hana::type_c<Float>, boost::hana::type_c<Complex>);
+
+namespace detail {
+template <class Key, class... Values>
+struct to_types; // the entry Key -> tuple_t<Values...>, never defined: lazy_map reads its arguments
+template <class Key, class Value>
+struct to_type; // the entry Key -> type_c<Value>
+struct lazy_map_tag {};
+} // namespace detail
+
+/// `up<From, To...>` as a type, for a `lazy_map`.
+template <class From, class... To>
+using up_t = detail::to_types<From, To...>;
+/// `weak_as<Weak, Concrete>` as a type, for a `lazy_map`.
+template <class Weak, class Concrete>
+using weak_as_t = detail::to_type<Weak, Concrete>;
+/// `as_complex<Float, Complex>` as a type, for a `lazy_map`.
+template <class Float, class Complex>
+using as_complex_t = detail::to_type<Float, Complex>;
+
+/// A Hana map written as types, built only where it is used: `lazy_map<up_t<i8, i16>, up_t<i16>>` is
+/// `hana::make_map(up<i8, i16>, up<i16>)` for `hana::unpack`, `for_each`, `find`, `contains`, `at_key`.
+template <class... Entries>
+struct lazy_map {
+    using hana_tag = detail::lazy_map_tag;
+};
+
+namespace detail {
+template <class Entry>
+struct hana_entry_impl;
+template <class Key, class... Values>
+struct hana_entry_impl<to_types<Key, Values...>> {
+    static constexpr auto value = up<Key, Values...>;
+};
+template <class Key, class Value>
+struct hana_entry_impl<to_type<Key, Value>> {
+    static constexpr auto value = weak_as<Key, Value>;
+};
+template <class Map>
+inline constexpr auto built_map = 0;
+template <class... Entries>
+inline constexpr auto built_map<lazy_map<Entries...>> = boost::hana::make_map(hana_entry_impl<Entries>::value...);
+// Quoted predicate: whether an entry's key is Key.
+template <class Key>
+struct entry_of {
+    template <class Entry>
+    using fn = std::is_same<boost::mp11::mp_front<Entry>, Key>;
+};
+} // namespace detail
+
+} // namespace mixt
+
+// A lazy_map is Foldable and Searchable by its built map (Hana's dispatch on the tag).
+namespace boost::hana {
+template <>
+struct unpack_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class F>
+    static constexpr decltype(auto) apply(Xs&&, F&& f) {
+        return hana::unpack(mixt::detail::built_map<std::remove_cvref_t<Xs>>, static_cast<F&&>(f));
+    }
+};
+template <>
+struct find_if_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class Pred>
+    static constexpr auto apply(Xs&&, Pred&& p) {
+        return hana::find_if(mixt::detail::built_map<std::remove_cvref_t<Xs>>, static_cast<Pred&&>(p));
+    }
+};
+template <>
+struct any_of_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class Pred>
+    static constexpr auto apply(Xs&&, Pred&& p) {
+        return hana::any_of(mixt::detail::built_map<std::remove_cvref_t<Xs>>, static_cast<Pred&&>(p));
+    }
+};
+template <>
+struct find_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class Key>
+    static constexpr auto apply(Xs&&, const Key& k) {
+        return hana::find(mixt::detail::built_map<std::remove_cvref_t<Xs>>, k);
+    }
+};
+template <>
+struct contains_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class Key>
+    static constexpr auto apply(Xs&&, Key&& k) {
+        return hana::contains(mixt::detail::built_map<std::remove_cvref_t<Xs>>, static_cast<Key&&>(k));
+    }
+};
+template <>
+struct at_key_impl<mixt::detail::lazy_map_tag> {
+    template <class Xs, class Key>
+    static constexpr decltype(auto) apply(Xs&&, const Key& k) {
+        return hana::at_key(mixt::detail::built_map<std::remove_cvref_t<Xs>>, k);
+    }
+};
+} // namespace boost::hana
+
+namespace mixt {
 
 /// Where an operand's dtype comes from, for a policy whose `slots` is `slot_rule::by_category`: PyTorch's
 /// dimensioned tensors, zero-dim tensors and wrapped Python scalars. An expression's slot follows from its
@@ -113,41 +221,42 @@ using mixt::dtypes::uint4;
 /// The default policy.
 struct jax {
     static constexpr std::string_view name = "jax";
-    static constexpr auto edges = boost::hana::make_map(
-        up<bool_, weak_int>,
-        up<weak_int, u8, i8, uint2, uint4, int2, int4>,
-        up<u8, u16, i16>, up<u16, u32, i32>, up<u32, u64, i64>, up<u64, weak_float>,
-        up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64, weak_float>,
-        up<weak_float, bf16, f16, weak_complex, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4,
+    static constexpr lazy_map<
+        up_t<bool_, weak_int>,
+        up_t<weak_int, u8, i8, uint2, uint4, int2, int4>,
+        up_t<u8, u16, i16>, up_t<u16, u32, i32>, up_t<u32, u64, i64>, up_t<u64, weak_float>,
+        up_t<i8, i16>, up_t<i16, i32>, up_t<i32, i64>, up_t<i64, weak_float>,
+        up_t<weak_float, bf16, f16, weak_complex, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4,
            float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
            float8_e5m2fnuz>,
-        up<bf16, f32>, up<f16, f32>, up<f32, f64, c64>, up<f64, c128>,
-        up<weak_complex, c64>, up<c64, c128>);
-    static constexpr auto weak_types =
-        boost::hana::make_map(weak_as<weak_int, i64>, weak_as<weak_float, f64>, weak_as<weak_complex, c128>);
+        up_t<bf16, f32>, up_t<f16, f32>, up_t<f32, f64, c64>, up_t<f64, c128>,
+        up_t<weak_complex, c64>, up_t<c64, c128>> edges{};
+    static constexpr lazy_map<weak_as_t<weak_int, i64>, weak_as_t<weak_float, f64>, weak_as_t<weak_complex, c128>> weak_types{};
 };
 
 /// JAX with 64-bit types disabled: `u32` widens to `i32` rather than `i64`, so promotion never creates a
 /// 64-bit type from narrower inputs, and weak results are stored in 32 bits.
 struct jax_x32 {
     static constexpr std::string_view name = "jax_x32";
-    static constexpr auto edges =
-        boost::hana::insert(boost::hana::erase_key(jax::edges, boost::hana::type_c<u32>), up<u32, u64, i32>);
-    static constexpr auto weak_types =
-        boost::hana::make_map(weak_as<weak_int, i32>, weak_as<weak_float, f32>, weak_as<weak_complex, c64>);
+    // jax's edges with u32's entry moved to the end and changed (what hana::erase_key and insert would do).
+    static constexpr boost::mp11::mp_push_back<
+        boost::mp11::mp_remove_if_q<std::remove_const_t<decltype(jax::edges)>, detail::entry_of<u32>>,
+        up_t<u32, u64, i32>>
+        edges{};
+    static constexpr lazy_map<weak_as_t<weak_int, i32>, weak_as_t<weak_float, f32>, weak_as_t<weak_complex, c64>> weak_types{};
 };
 
 /// JAX's strict mode: only a literal and an array of its kind (or wider kind) mix; every strong dtype stands
 /// alone, so `i8 + i16` needs an explicit cast.
 struct jax_strict {
     static constexpr std::string_view name = "jax_strict";
-    static constexpr auto edges = boost::hana::make_map(
-        up<bool_>,
-        up<weak_int, weak_float, u8, u16, u32, u64, i8, i16, i32, i64, uint2, uint4, int2, int4>,
-        up<weak_float, weak_complex, bf16, f16, f32, f64, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn,
+    static constexpr lazy_map<
+        up_t<bool_>,
+        up_t<weak_int, weak_float, u8, u16, u32, u64, i8, i16, i32, i64, uint2, uint4, int2, int4>,
+        up_t<weak_float, weak_complex, bf16, f16, f32, f64, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn,
            float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
            float8_e5m2, float8_e5m2fnuz>,
-        up<weak_complex, c64, c128>);
+        up_t<weak_complex, c64, c128>> edges{};
     static constexpr auto weak_types = jax::weak_types;
 };
 
@@ -156,14 +265,14 @@ struct jax_strict {
 /// The standard says nothing of bf16/f16, so they are not nodes of this policy.
 struct array_api {
     static constexpr std::string_view name = "array_api";
-    static constexpr auto edges = boost::hana::make_map(
-        up<bool_>,
-        up<weak_int, u8, i8, weak_float>,
-        up<u8, u16, i16>, up<u16, u32, i32>, up<u32, u64, i64>, up<u64>,
-        up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64>,
-        up<weak_float, f32, weak_complex>,
-        up<f32, f64, c64>, up<f64, c128>,
-        up<weak_complex, c64>, up<c64, c128>);
+    static constexpr lazy_map<
+        up_t<bool_>,
+        up_t<weak_int, u8, i8, weak_float>,
+        up_t<u8, u16, i16>, up_t<u16, u32, i32>, up_t<u32, u64, i64>, up_t<u64>,
+        up_t<i8, i16>, up_t<i16, i32>, up_t<i32, i64>, up_t<i64>,
+        up_t<weak_float, f32, weak_complex>,
+        up_t<f32, f64, c64>, up_t<f64, c128>,
+        up_t<weak_complex, c64>, up_t<c64, c128>> edges{};
     static constexpr auto weak_types = jax::weak_types;
 };
 
@@ -177,15 +286,13 @@ struct array_api {
 /// themselves. True division of ints gives f32 (`int_to_inexact`).
 struct torch {
     static constexpr std::string_view name = "torch";
-    static constexpr auto edges = boost::hana::make_map(
-        up<bool_, u8, i8>, up<u8, i16>, up<i8, i16>, up<i16, i32>, up<i32, i64>, up<i64, bf16, f16>,
-        up<bf16, f32>, up<f16, f32>, up<f32, f64, c64>, up<f64, c128>, up<c64, c128>, up<c128>,
-        up<u16>, up<u32>, up<u64>);
-    static constexpr auto weak_types =
-        boost::hana::make_map(weak_as<weak_int, i64>, weak_as<weak_float, f32>, weak_as<weak_complex, c64>);
+    static constexpr lazy_map<
+        up_t<bool_, u8, i8>, up_t<u8, i16>, up_t<i8, i16>, up_t<i16, i32>, up_t<i32, i64>, up_t<i64, bf16, f16>,
+        up_t<bf16, f32>, up_t<f16, f32>, up_t<f32, f64, c64>, up_t<f64, c128>, up_t<c64, c128>, up_t<c128>,
+        up_t<u16>, up_t<u32>, up_t<u64>> edges{};
+    static constexpr lazy_map<weak_as_t<weak_int, i64>, weak_as_t<weak_float, f32>, weak_as_t<weak_complex, c64>> weak_types{};
     static constexpr slot_rule slots = slot_rule::by_category;
-    static constexpr auto complex_of =
-        boost::hana::make_map(as_complex<bf16, c64>, as_complex<f32, c64>, as_complex<f64, c128>);
+    static constexpr lazy_map<as_complex_t<bf16, c64>, as_complex_t<f32, c64>, as_complex_t<f64, c128>> complex_of{};
     static constexpr inexact_rule int_to_inexact = inexact_rule::default_float;
 };
 
@@ -196,10 +303,10 @@ struct torch {
 /// connects to nothing; mixt follows the mixing rule, bool -> int (README, "Policies").
 struct megengine {
     static constexpr std::string_view name = "megengine";
-    static constexpr auto edges = boost::hana::make_map(
-        up<bool_, weak_int>, up<weak_int, u8, i8>, up<u8, u16, i16>, up<u16, i32>, up<i8, i16>, up<i16, i32>,
-        up<i32, weak_float>, up<weak_float, f16>, up<f16, f32>, up<f32>);
-    static constexpr auto weak_types = boost::hana::make_map(weak_as<weak_int, i32>, weak_as<weak_float, f32>);
+    static constexpr lazy_map<
+        up_t<bool_, weak_int>, up_t<weak_int, u8, i8>, up_t<u8, u16, i16>, up_t<u16, i32>, up_t<i8, i16>, up_t<i16, i32>,
+        up_t<i32, weak_float>, up_t<weak_float, f16>, up_t<f16, f32>, up_t<f32>> edges{};
+    static constexpr lazy_map<weak_as_t<weak_int, i32>, weak_as_t<weak_float, f32>> weak_types{};
 };
 
 } // namespace policy

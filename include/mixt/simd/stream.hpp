@@ -17,9 +17,14 @@
 
 #include "mixt/simd/arch.hpp"
 
-#if MIXT_SIMD_AVX2 || defined(__SSE2__)
+// SSE2's stores need only <emmintrin.h>, which Eigen includes anyway: <immintrin.h> costs an SSE2-only
+// translation unit 0.3-0.4 s of g++'s time (docs/performance-notes.md, "Include cost of the policies").
+#if MIXT_SIMD_AVX2
 #define MIXT_SIMD_STREAM 1
 #include <immintrin.h>
+#elif defined(__SSE2__)
+#define MIXT_SIMD_STREAM 1
+#include <emmintrin.h>
 #else
 #define MIXT_SIMD_STREAM 0
 #endif
