@@ -47,7 +47,7 @@ MODES = {
 }
 VARIANTS = ["mixt", "hand_loop", "eigen_cast", "eigen_unfused", "mixt_threads", "traffic"]
 SIZE_LABELS = {4096: "L1", 262144: "L2/L3", 16777216: "DRAM"}
-NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>[EBRS]\d+)/)?(?P<n>\d+)(?:/real_time)?$")
+NAME = re.compile(r"^BM_(?P<variant>\w+?)/(?:(?P<id>[EBRSQ]\d+)/)?(?P<n>\d+)(?:/real_time)?$")
 
 
 def say(text=""):
@@ -218,11 +218,11 @@ def median(values):
 
 def expressions(context, gbps, prefix="E"):
     """[(id, text, result dtype)] of the rows whose id starts with prefix (E: E1-E12 at every size; B: the shape
-    rows, R: the reductions and S: the reductions along short rows, at their own sizes), in number order, from the
-    program's context."""
+    rows, R: the reductions, S: the reductions along short rows and Q: the narrow dtypes, at their own sizes), in
+    number order, from the program's context."""
     found = {}
     for key, value in context.items():
-        if re.fullmatch(r"mixt_[EBRS]\d+", key):
+        if re.fullmatch(r"mixt_[EBRSQ]\d+", key):
             text, _, rest = value.partition(" -> ")
             found[key[len("mixt_"):]] = (text, rest.split(" ")[0])
     ids = sorted({i for (_, i, _) in gbps if i and i.startswith(prefix)}, key=lambda i: int(i[1:]))
@@ -335,6 +335,9 @@ SHAPE_VARIANTS = ["mixt", "mixt_threads", "hand_loop", "eigen_cast", "traffic"]
 REDUCTION_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 3.0}
 # Reductions along short rows (S rows): mixt at least as fast as its hand loop and Eigen, 90% of the traffic floor.
 SHORT_ROW_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 1.0}
+# The narrow dtypes' rows (Q rows, issue 41): mixt % traffic at least 90, mixt ahead of its hand loop and of Eigen's
+# unaryExpr/binaryExpr (the eigen_cast column).
+NARROW_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 1.0}
 
 
 def shape_table(gbps, exprs, runs=None, title="Shapes: broadcasting, Dense operands, views as destinations",
@@ -496,6 +499,8 @@ def main():
                          marks_text="mixt % traffic 90; mixt/hand_loop 1; mixt/eigen_cast 3")
     lines += shape_table(gbps, expressions(context, gbps, "S"), runs, title="Reductions along short rows",
                          marks=SHORT_ROW_MARKS, marks_text="mixt % traffic 90; mixt/hand_loop 1; mixt/eigen_cast 1")
+    lines += shape_table(gbps, expressions(context, gbps, "Q"), runs, title="Narrow dtypes", marks=NARROW_MARKS,
+                         marks_text="mixt % traffic 90; mixt/hand_loop 1; mixt/eigen_cast 1")
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write("\n".join(lines))
     say("\n".join(lines))

@@ -163,12 +163,30 @@ constexpr double eigen_tolerance() {
         return std::is_same_v<typename X::result, f16> ? 0x1p-10 : 0x1p-20;
 }
 
-// Every variant computes what mixt computes, at a small size (within the tolerances above).
+// Whether the row's variants must write mixt's bytes exactly (the narrow dtypes: a NaN code or a -0 compares
+// by its bits, not its value), instead of its values within the tolerances above.
+template <class X>
+constexpr bool bit_exact() {
+    if constexpr (requires { X::bit_exact; })
+        return X::bit_exact;
+    else
+        return false;
+}
+
+template <class D>
+std::vector<unsigned char> bytes_of(const D& d) {
+    const auto* p = reinterpret_cast<const unsigned char*>(d.result_data());
+    return std::vector<unsigned char>(p, p + static_cast<std::size_t>(d.elements()) * sizeof(*d.result_data()));
+}
+
+// Every variant computes what mixt computes, at a small size (within the tolerances above, or bit for bit).
 template <class X>
 bool check_row(bool verbose) {
     typename X::data d(true);
     assign_result(d, nullptr);
     const auto want = values_of(d);
+    std::vector<unsigned char> want_bytes;
+    if constexpr (bit_exact<X>()) want_bytes = bytes_of(d);
     std::string line = std::string(X::id) + " " + X::text + ":";
     bool ok = true;
     const auto compare = [&](const char* variant, double tolerance, auto run) {
@@ -178,6 +196,12 @@ bool check_row(bool verbose) {
         for (std::size_t i = 0; i < want.size(); ++i) {
             const double e = std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i]));
             worst = std::max(worst, std::isnan(e) ? INFINITY : e);
+        }
+        if constexpr (bit_exact<X>()) {
+            const bool same = bytes_of(d) == want_bytes;
+            ok = ok && same;
+            line += std::string(" ") + variant + (same ? " bit-exact" : " WRONG");
+            return;
         }
         ok = ok && worst <= tolerance;
         line += std::string(" ") + variant + (worst == 0 ? " exact" : worst <= tolerance ? " close" : " WRONG");
