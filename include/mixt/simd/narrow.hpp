@@ -25,22 +25,25 @@
 //                    mixt::simd::wide::narrow::encode<mixt::dtype::float8_e5m2>(_mm512_mul_ps(x, x)));
 //   #endif
 //
-// How, without a per-lane branch or a gather:
-//   - decoding places the code's exponent and mantissa fields at the bottom of f32's fields and multiplies by
-//     2^(127 - bias): a code with a zero exponent field is then an f32 subnormal, and the product is exact for
-//     normal and subnormal codes alike. The specials of each family are blended in from a mask; float6 and
-//     float4, 32 and 16 magnitudes, are one table lookup in registers (vpermi2ps, vpermps) at 16 lanes.
+// How, without a per-lane branch, a gather or an f32 subnormal operand (which AMD's and Intel's cores handle
+// slowly):
+//   - decoding places the code's exponent and mantissa fields at the bottom of f32's and adds 127 - bias to the
+//     exponent, exact for every normal code; the codes that this gets wrong (subnormals, whose implicit bit is
+//     0, and the top field's inf and NaN) are blended in from a table in registers indexed by the code's low
+//     bits (vpermps / vpermi2ps) at 16 lanes, and at 8 lanes computed as 2^emin * (1 + c / 2^M) - 2^emin.
+//     float6 and float4, 32 and 16 magnitudes, are a table lookup (at 8 lanes float4 only).
 //   - rounding is the magic-number rounding (|x| + c) - c with c = 2^(max(e, emin) - M + 23), e the lane's
 //     exponent: the sum has the format's quantum as its last bit, so the one f32 addition rounds to nearest
 //     even at the format's precision, subnormal results included, and the subtraction is exact. Overflow is a
 //     comparison of |x| with the format's threshold (max + half an ulp; above it for e4m3fn, whose max has an
 //     even mantissa, at it for the others), and each family's specials are blended in.
-//   - encoding rounds so, multiplies the result by 2^(bias - 127) (exact: the format's exponent field becomes
-//     f32's, its subnormals f32 subnormals) and shifts the fields into place; the f32 NaN a family's NaN is
-//     held as is chosen so that its bits shift to that NaN's code.
-// No product feeds a sum, so floating-point contraction (-ffp-contract) cannot change a result. As the scalar
-// conversions (dtype/convert.hpp), this assumes the default floating-point environment: round to nearest
-// even, no flush-to-zero and no denormals-are-zero (which would flush the subnormal codes), no -ffast-math.
+//   - encoding reads the code from the same sum: as integers, sum - c is the rounded magnitude counted in
+//     quanta, which plus the exponent fields above emin's (max(e, emin) - emin, shifted to the code's field)
+//     is the code's magnitude, a carry into the next binade included. The sign and each family's specials
+//     are then set in the code.
+// Nothing is multiplied, so floating-point contraction (-ffp-contract) cannot change a result. As the scalar
+// conversions (dtype/convert.hpp), this assumes the default rounding mode (round to nearest even, which the
+// magic-number addition relies on) and no -ffast-math (which may simplify (|x| + c) - c to |x|).
 
 #include <array>
 #include <cstdint>
