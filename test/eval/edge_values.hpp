@@ -91,6 +91,8 @@ std::string show(const T& x) {
         s << static_cast<float>(x);
     else if constexpr (sizeof(T) == 1 && std::is_integral_v<T>)
         s << +x;
+    else if constexpr (mixt::is_narrow_float_v<T> || mixt::is_narrow_int_v<T>)
+        s << x << " (code " << +x.bits() << ")";
     else
         s << x;
     return s.str();
