@@ -531,7 +531,11 @@ batch<To> convert(const batch<From>& b) noexcept {
 /// F16C instructions). Any other operation on an unrounded batch is undefined. Other To: convert<To>(b).
 template <class To, class From>
 batch<To> convert_unrounded(const batch<From>& b) noexcept {
-    if constexpr (std::is_same_v<To, Eigen::half> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
+    if constexpr (::mixt::is_narrow_float_v<From> && !std::is_same_v<From, To>)
+        return convert_unrounded<To>(batch<float>{b.v}); // the same lanes: a narrow float's exact values
+    else if constexpr (::mixt::is_narrow_int_v<From> && !std::is_same_v<From, To>)
+        return convert_unrounded<To>(batch<std::int32_t>{b.v});
+    else if constexpr (std::is_same_v<To, Eigen::half> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
         return {detail::to_f16_unrounded(b)};
     else if constexpr (std::is_same_v<To, Eigen::bfloat16> && !std::is_same_v<From, To> && !detail::is_complex_v<From>)
         return {detail::to_bf16_unrounded(b)};
