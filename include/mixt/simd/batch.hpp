@@ -1,7 +1,7 @@
 #ifndef MIXT_SIMD_BATCH_HPP
 #define MIXT_SIMD_BATCH_HPP
 
-// mixt::simd::batch<T>: 8 logical elements of one of mixt's 15 dtypes, the unit the fused CPU loop works
+// mixt::simd::batch<T>: 8 logical elements of one of mixt's 30 concrete dtypes, the unit the fused CPU loop works
 // on, with its memory operations. Conversions between batches are in mixt/simd/convert.hpp.
 //
 //   float in[8] = {...}; std::int8_t out[8];
@@ -19,6 +19,9 @@
 //     and the result is rounded once when converted back (stores round to nearest-even too).
 //   - float: one __m256 `v`; double: `__m256d v[2]`.
 //   - complex<float>: planar `__m256 re, im`; complex<double>: `__m256d re[2], im[2]`.
+//   - the narrow floats (float8/6/4): one __m256 `v` of their exact values; the narrow ints (int4/2): one
+//     __m256i `v` of their values. Their operations run in f32 or i32 (dtype/storage.hpp, narrow_compute_t),
+//     so their batches are only loaded, converted and stored (simd/narrow.hpp's conversions).
 // Elsewhere a batch is `std::array<T, 8> v` and every operation is a scalar loop over mixt::convert.
 //
 // Loading an f16 or bf16 element is the exact widening to f32, which (as F16C does) turns a signaling NaN
@@ -247,7 +250,7 @@ batch<T> load(const T* p) noexcept {
 /// Loads 8 contiguous elements (no alignment needed): `auto b = mixt::simd::load(p);`
 template <class T>
 batch<T> load(const T* p) noexcept {
-    static_assert(detail::is_dtype_v<T>, "mixt::simd::load(p) requires p to point to one of mixt's 15 dtypes");
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::load(p) requires p to point to one of mixt's dtypes");
     if constexpr (std::is_same_v<T, bool>) {
         // A bool's storage is one byte; min(byte, 1) makes any nonzero byte true.
         const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
@@ -523,7 +526,7 @@ batch<T> broadcast(T x) noexcept {
 /// All 8 lanes equal to x: `auto ones = mixt::simd::broadcast(1.0f);`
 template <class T>
 batch<T> broadcast(T x) noexcept {
-    static_assert(detail::is_dtype_v<T>, "mixt::simd::broadcast(x) requires x to be one of mixt's 15 dtypes");
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::broadcast(x) requires x to be one of mixt's dtypes");
     if constexpr (std::is_same_v<T, bool>) {
         return {_mm256_set1_epi32(x ? 1 : 0)};
     } else if constexpr (detail::is_lane32_int_v<T>) {
@@ -549,7 +552,7 @@ batch<T> broadcast(T x) noexcept {
 
 template <class T>
 struct batch {
-    static_assert(detail::is_dtype_v<T>, "mixt::simd::batch<T> requires T to be one of mixt's 15 dtypes");
+    static_assert(detail::is_dtype_v<T>, "mixt::simd::batch<T> requires T to be one of mixt's dtypes");
     using value_type = T;
     std::array<T, lanes> v;
 };
