@@ -105,10 +105,11 @@ auto make_native_kernel_tree(const node<Op, Cs...>& n) {
         // cast<T>(x): x converted to T. No target has an identity worth computing (the SIMD back ends would
         // round-trip f16/bf16 lanes through memory for it).
         return make_kernel_tree<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children));
-    } else if constexpr (narrow_operation_v<N>) {
-        // An operation on narrow dtypes: in their compute types (f32, i32), its result converted back
-        // (expr/functors.hpp, narrow_compute_t). Each operand is first its own dtype's value (a literal rounded
-        // to the narrow dtype it is converted to), then widened.
+    } else {
+        // The operation in its compute type: the node's dtype, or for a narrow dtype f32 or i32, its result
+        // converted back (dtype/storage.hpp, narrow_compute_t). Each operand is first its own dtype's value (a
+        // literal rounded to the narrow dtype it is converted to), then widened (make_compute_tree). Braced
+        // initialization: the operands are made left to right, the order of the leaves.
         using R = value_t<N>;
         auto k = [&]<std::size_t... K>(std::index_sequence<K...>) {
             return ktree::op<typename Op::fn, narrow_compute_t<R>,
@@ -119,13 +120,6 @@ auto make_native_kernel_tree(const node<Op, Cs...>& n) {
             return ktree::convert<R, decltype(k)>{k};
         else
             return k;
-    } else {
-        // Braced initialization: the operands are made left to right, the order of the leaves.
-        return [&]<std::size_t... K>(std::index_sequence<K...>) {
-            return ktree::op<typename Op::fn, value_t<N>,
-                             decltype(make_kernel_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children)))...>{
-                {make_kernel_tree<boost::mp11::mp_at_c<ops, K>>(std::get<K>(n.children))...}};
-        }(std::index_sequence_for<Cs...>{});
     }
 }
 

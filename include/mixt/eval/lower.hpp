@@ -226,9 +226,9 @@ auto lower_impl(const node<Op, Cs...>& n, const Low& low) {
     if constexpr (literal_compare_v<N>) {
         const literal_compare_parts<N> parts(n);
         return lower_as<typename decltype(parts)::join>(parts.array, low).unaryExpr(parts.compare);
-    } else if constexpr (narrow_operation_v<N>) {
-        // An operation on narrow dtypes runs in their compute types, its result converted back (as the kernel
-        // tree does it, eval/kernel.hpp; expr/functors.hpp, narrow_compute_t).
+    } else {
+        // The operation in its compute type C: R itself, or for a narrow dtype f32 or i32, the result converted
+        // back (dtype/storage.hpp, narrow_compute_t; the kernel tree does the same, eval/kernel.hpp).
         using C = narrow_compute_t<R>;
         auto computed = [&] {
             if constexpr (sizeof...(Cs) == 1) {
@@ -252,21 +252,6 @@ auto lower_impl(const node<Op, Cs...>& n, const Low& low) {
             return computed;
         else
             return computed.unaryExpr(convert_functor<R, C>{});
-    } else if constexpr (sizeof...(Cs) == 1) {
-        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
-            .unaryExpr(apply_functor<typename Op::fn, R>{});
-    } else if constexpr (sizeof...(Cs) == 2) {
-        return lower_as<boost::mp11::mp_at_c<ops, 0>>(std::get<0>(n.children), low)
-            .binaryExpr(lower_as<boost::mp11::mp_at_c<ops, 1>>(std::get<1>(n.children), low),
-                        apply_functor<typename Op::fn, R>{});
-    } else if constexpr (std::is_same_v<Op, op::where>) {
-        return lower_as<bool>(std::get<0>(n.children), low)
-            .select(lower_as<R>(std::get<1>(n.children), low), lower_as<R>(std::get<2>(n.children), low));
-    } else {
-        static_assert(std::is_same_v<Op, op::clip>);
-        return lower_as<R>(std::get<0>(n.children), low)
-            .binaryExpr(lower_as<R>(std::get<1>(n.children), low), apply_functor<maximum_fn, R>{})
-            .binaryExpr(lower_as<R>(std::get<2>(n.children), low), apply_functor<minimum_fn, R>{});
     }
 }
 

@@ -384,15 +384,6 @@ struct well_formed<node<Op, Cs...>>
 template <class E>
 inline constexpr bool well_formed_v = well_formed<std::remove_cvref_t<E>>::value;
 
-/// Whether node N computes in the compute types of narrow dtypes (dtype/storage.hpp, narrow_compute_t): its
-/// result or an operand is a narrow dtype.
-template <class N>
-inline constexpr bool narrow_operation_v = [] {
-    return []<class... Os>(boost::mp11::mp_list<Os...>) {
-        return is_narrow_v<value_t<N>> || (is_narrow_v<Os> || ...);
-    }(boost::mp11::mp_rename<typename N::operand_types, boost::mp11::mp_list>{});
-}();
-
 // The two walks over an expression's leaves, depth-first and left to right (the order of kernel_args'
 // pointers, of leaf_views_of and of the GPU's device nodes); literals, scalars and reductions have none.
 // The questions asked of the leaves' types (bytes per element, whether there is one, whether every one is
