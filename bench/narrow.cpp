@@ -1,5 +1,5 @@
-// Q1, Q2 and Q5 of the suite: the narrow floats in expressions (issue 41's rows; Q3 and Q4 wait for packed
-// sub-byte storage), at fixed full sizes. The variants are those of B1-B6 (rows.hpp): mixt, mixt_threads,
+// Q1-Q5 of the suite: the narrow dtypes in expressions (issue 41's rows), at fixed full sizes; Q3 and Q4 read
+// packed sub-byte arrays (mixt::packed: two 4-bit elements a byte, the first in the low bits). The variants are those of B1-B6 (rows.hpp): mixt, mixt_threads,
 // hand_loop (what a user writes by hand: a 256-entry table to decode, a scalar loop calling the type's
 // constructor to encode), eigen_cast (Eigen 3.4's unaryExpr/binaryExpr with a scalar conversion functor:
 // decode by static_cast<float>, encode by T(float)) and traffic (every input element read once, the result
@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace mixt_suite {
 namespace {
@@ -16,6 +17,10 @@ using namespace rows;
 
 using e4m3fn = mixt::float8_e4m3fn;
 using e5m2 = mixt::float8_e5m2;
+using e2m1 = mixt::float4_e2m1fn;
+using a1 = Eigen::array<index_t, 1>;
+using a3 = Eigen::array<index_t, 3>;
+using e8m0 = mixt::float8_e8m0fnu;
 
 // The table a hand-written dequantizer indexes with each code.
 template <class T>
@@ -136,6 +141,128 @@ struct q2 {
     };
 };
 
+// The table a hand-written dequantizer of packed 4-bit elements indexes with each byte: its two values, the
+// low nibble first.
+template <class T>
+std::array<std::array<float, 2>, 256> pair_table() {
+    std::array<std::array<float, 2>, 256> t{};
+    for (unsigned c = 0; c < 256; ++c)
+        t[c] = {static_cast<float>(T::from_bits(static_cast<std::uint8_t>(c & 15))),
+                static_cast<float>(T::from_bits(static_cast<std::uint8_t>(c >> 4)))};
+    return t;
+}
+
+// Q3: a GEMV of packed int4 weights, a scale per row (f16) and the input vector x, accumulated in f32.
+struct q3 {
+    static constexpr const char* id = "Q3";
+    static constexpr const char* text = "sum(cast<f32>(W_int4 packed) * s_f16 * x_f32, axis 1), [4096, 4096]";
+    using result = float;
+    // The f32 sums differ in their order.
+    static constexpr double hand_tolerance = 0x1p-12;
+    static constexpr double eigen_tolerance = 0x1p-12;
+    struct data {
+        index_t n;
+        std::vector<std::uint8_t> packed_w;
+        mixt::packed_map<const mixt::int4, 2, Eigen::RowMajor> w;
+        row_major<f16, 2> s;
+        row_major<float, 2> x;
+        row_major<float, 1> out;
+        std::array<std::array<float, 2>, 256> table = pair_table<mixt::int4>();
+        explicit data(bool small)
+            : n(small ? 46 : 4096), packed_w(static_cast<std::size_t>(n * n / 2)), w(packed_w.data(), n, n), s(n, 1),
+              x(1, n), out(n) {
+            random_bits g{181};
+            for (auto& b : packed_w) b = static_cast<std::uint8_t>(g());
+            for (index_t i = 0; i < n; ++i) s.data()[i] = f16((1.0f + std::abs(g.real())) * 0x1p-4f);
+            fill<float>(x, 182);
+        }
+        auto expression() const { return mixt::sum(mixt::cast<float>(mixt::lazy(w)) * s * x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < n; ++i) {
+                const std::uint8_t* row = packed_w.data() + i * n / 2;
+                const float si = static_cast<float>(s.data()[i]);
+                const float* xv = x.data();
+                float acc = 0;
+                for (index_t j = 0; j < n / 2; ++j) {
+                    const auto& v = table[row[j]];
+                    acc += v[0] * si * xv[2 * j];
+                    acc += v[1] * si * xv[2 * j + 1];
+                }
+                out.data()[i] = acc;
+            }
+        }
+        void eigen_cast() {
+            out = (w.unaryExpr(decode<mixt::int4>{}) * s.cast<float>().broadcast(a2{1, n}) * x.broadcast(a2{n, 1}))
+                      .sum(a1{1});
+        }
+        void traffic() {
+            out.data()[0] = static_cast<float>(read_bytes(packed_w.data(), packed_w.size()) ^
+                                               read_bytes(s.data(), static_cast<std::size_t>(n) * 2) ^
+                                               read_bytes(x.data(), static_cast<std::size_t>(n) * 4));
+        }
+        std::int64_t bytes() const { return n * n / 2 + n * 2 + n * 4 + n * 4; }
+        const float* result_data() const { return out.data(); }
+        index_t elements() const { return out.size(); }
+    };
+};
+
+// Q4: MXFP4 weights dequantized to bf16: float4 e2m1 elements packed two a byte, a shared e8m0 scale (a power of
+// two) per block of 32.
+struct q4 {
+    static constexpr const char* id = "Q4";
+    static constexpr const char* text =
+        "cast<bf16>(cast<f32>(W_f4_e2m1fn packed) * cast<f32>(scale_e8m0)), [4096, 128, 32] * [4096, 128, 1]";
+    using result = bf16;
+    static constexpr double eigen_tolerance = 0;
+    static constexpr bool bit_exact = true;
+    struct data {
+        index_t rows;
+        std::vector<std::uint8_t> packed_w;
+        mixt::packed_map<const e2m1, 3, Eigen::RowMajor> w;
+        row_major<e8m0, 3> scale;
+        row_major<bf16, 3> out;
+        std::array<std::array<float, 2>, 256> table = pair_table<e2m1>();
+        std::array<float, 256> scales = decode_table<e8m0>();
+        explicit data(bool small)
+            : rows(small ? 7 : 4096), packed_w(static_cast<std::size_t>(rows * 128 * 16)), w(packed_w.data(), rows, 128, 32),
+              scale(rows, 128, 1), out(rows, 128, 32) {
+            random_bits g{191};
+            for (auto& b : packed_w) b = static_cast<std::uint8_t>(g());
+            // Block scales 2^-12 .. 2^3 (codes 115 .. 130), as a quantizer of weights of magnitude around 1 makes.
+            for (index_t i = 0; i < scale.size(); ++i)
+                scale.data()[i] = e8m0::from_bits(static_cast<std::uint8_t>(115 + g() % 16));
+        }
+        auto expression() const {
+            return mixt::cast<bf16>(mixt::cast<float>(mixt::lazy(w)) * mixt::cast<float>(mixt::lazy(scale)));
+        }
+        void hand_loop() {
+            const index_t blocks = rows * 128;
+            for (index_t b = 0; b < blocks; ++b) {
+                const float sc = scales[scale.data()[b].bits()];
+                const std::uint8_t* in = packed_w.data() + b * 16;
+                bf16* r = out.data() + b * 32;
+                for (index_t j = 0; j < 16; ++j) {
+                    const auto& v = table[in[j]];
+                    r[2 * j] = bf16(v[0] * sc);
+                    r[2 * j + 1] = bf16(v[1] * sc);
+                }
+            }
+        }
+        void eigen_cast() {
+            out = (w.unaryExpr(decode<e2m1>{}) * scale.unaryExpr(decode<e8m0>{}).broadcast(a3{1, 1, 32})).cast<bf16>();
+        }
+        void traffic() {
+            benchmark::DoNotOptimize(read_bytes(scale.data(), static_cast<std::size_t>(scale.size())));
+            // The result as 8-byte words, each from the two packed bytes of its four elements.
+            floor_run(reinterpret_cast<std::uint64_t*>(out.data()), out.size() / 4,
+                      reinterpret_cast<const std::uint16_t*>(packed_w.data()));
+        }
+        std::int64_t bytes() const { return rows * 128 * 16 + scale.size() + out.size() * 2; }
+        const bf16* result_data() const { return out.data(); }
+        index_t elements() const { return out.size(); }
+    };
+};
+
 // Q5: arithmetic on FP8 e5m2, each operation computed in f32 and rounded once to e5m2 (the product too).
 struct q5 {
     static constexpr const char* id = "Q5";
@@ -175,7 +302,8 @@ struct q5 {
 } // namespace
 
 bool narrow(action a, index_t n) {
-    return rows_action<sized<q1, 4096 * 4096>, sized<q2, 16777216>, sized<q5, 16777216>>(a, n != 0);
+    return rows_action<sized<q1, 4096 * 4096>, sized<q2, 16777216>, sized<q3, 4096 * 4096>,
+                       sized<q4, 4096 * 128 * 32>, sized<q5, 16777216>>(a, n != 0);
 }
 
 } // namespace mixt_suite

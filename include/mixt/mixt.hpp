@@ -9,6 +9,7 @@
 #include "mixt/dtype/dtype.hpp"
 #include "mixt/dtype/storage.hpp"
 #include "mixt/dtype/convert.hpp"
+#include "mixt/dtype/packed.hpp"
 
 #include "mixt/lattice/graph.hpp"
 #include "mixt/lattice/policy.hpp"

@@ -137,12 +137,12 @@ void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device, const p
 /// The runs executor: the fused loop over the runs of the plan's iteration space (strided.hpp), on the calling
 /// thread, or in pieces of runs on a thread pool.
 template <class D, class E, int R, std::size_t M, class Device>
-void run_strided(D* dst, const elementwise_plan<R, M>& plan, const E& e, const Device& device) {
+void run_strided(view_pointer_t<D> dst, const elementwise_plan<R, M>& plan, const E& e, const Device& device) {
     using P = strided_pass_of<D, E, R>;
     const auto views = leaf_views_of(e);
     const P pass = std::apply(
         [&](const auto&... v) {
-            return P{dst, {v.data...}, plan.space, plan.runs, kernel_args(make_kernel<D>(e)), plan.pass.options};
+            return P{dst, {v.data...}, plan.space, plan.runs, kernel_args(make_kernel<stage_t<D>>(e)), plan.pass.options};
         },
         views);
     const index_t items = plan.runs.plan.items;
@@ -168,13 +168,17 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
     constexpr route fixed = static_route<D, E, Device>();
     static_assert(R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1);
+    static_assert(fixed != route::eigen || !packed_memory_v<D>,
+                  "mixt: assign: a packed destination is written by mixt's CPU passes, which take expressions whose "
+                  "operands are all arrays in memory (tensors, maps, chips, slices, strides, Dense objects, packed "
+                  "arrays), evaluated on the CPU (DefaultDevice, ThreadPoolDevice)");
     static_assert(fixed != route::eigen || eigen_tensor<D>,
                   "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
                   "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
                   "(DefaultDevice, ThreadPoolDevice)");
     // The flat route first, out of the switch: the common case takes one predicted branch, not an indirect jump.
     if (plan.path == route::flat) {
-        if constexpr (fixed == route::runs) {
+        if constexpr (fixed == route::runs && !any_packed_v<D, E>) {
             if constexpr (is_tensor_or_map<D>::value)
                 run_fused(dst.data(), plan.elements, e, device, plan.pass);
             else if constexpr (has_view_v<D>)
@@ -197,14 +201,14 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
         return;
     case route::runs:
         if constexpr (fixed == route::runs)
-            run_strided<DstScalar>(destination_view(dst).data, plan, e, device);
+            run_strided<view_element_t<D>>(destination_view(dst).data, plan, e, device);
         return;
     case route::gpu:
         if constexpr (fixed == route::gpu)
             gpu::run(destination_view(dst).data, plan.space, e, device); // mixt's own kernel (gpu.hpp)
         return;
     case route::eigen:
-        if constexpr (fixed == route::eigen && eigen_tensor<D>) {
+        if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D>) {
             constexpr int RD = array_traits<D>::rank;
             dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, RD>(e, shape_of(dst));
         }

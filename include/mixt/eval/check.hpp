@@ -140,8 +140,11 @@ void check_destination_shape(const std::array<index_t, R>& dims, const E& e, con
 template <class Dst>
 auto destination_view(Dst& dst) {
     const auto v = view_of(dst);
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
-    return strided_view<T, static_cast<int>(v.dims.size())>{const_cast<T*>(v.data), v.dims, v.strides};
+    using T = std::remove_const_t<typename decltype(v)::element_type>;
+    if constexpr (is_packed_element_v<T>)
+        return strided_view<T, static_cast<int>(v.dims.size())>{v.data, v.dims, v.strides};
+    else
+        return strided_view<T, static_cast<int>(v.dims.size())>{const_cast<T*>(v.data), v.dims, v.strides};
 }
 
 /// The view of an operand for the overlap check: its own, or, for an operand with data() but no view (a
@@ -220,9 +223,8 @@ void check_before_write(const strided_view<T, R>& dst, const E& e, const char* w
         if constexpr (!std::is_same_v<decltype(v), const int>) {
             const auto [first, last] = byte_extent(v);
             if (first >= dst_last || dst_first >= last || first == last || dst_first == dst_last) return;
-            using S = std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>;
             const auto b = broadcast_view_from<std::remove_cvref_t<E>::rank, R>(v, dst.dims);
-            bool same = static_cast<const void*>(b.data) == static_cast<const void*>(dst.data) && sizeof(S) == sizeof(T);
+            bool same = same_start(b.data, dst.data);
             for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d)
                 same = same && (dst.dims[d] <= 1 || b.strides[d] == dst.strides[d]);
             if (!same) throw_partial_overlap(what);

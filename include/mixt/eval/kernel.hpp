@@ -91,7 +91,10 @@ auto make_compute_tree(const E& e);
 /// The tree of an expression node or leaf in its own dtype.
 template <class P, class X>
 auto make_native_kernel_tree(const leaf<P, X>& l) {
-    return ktree::array<value_t<leaf<P, X>>>{view_of(l.x).data};
+    if constexpr (packed_memory_v<X>)
+        return ktree::array<value_t<leaf<P, X>>>{nullptr}; // a stage's, set by the pass (eval/strided.hpp)
+    else
+        return ktree::array<value_t<leaf<P, X>>>{view_of(l.x).data};
 }
 template <class Op, class... Cs>
 auto make_native_kernel_tree(const node<Op, Cs...>& n) {

@@ -101,11 +101,26 @@ struct strided_pass_for {
     using fn = strided_pass<D, K, R, Ts...>;
 };
 template <class L>
-using leaf_scalar_t = view_scalar_t<typename L::eigen_type>;
+using leaf_element_t = view_element_t<typename L::eigen_type>;
 template <class D, class E, int R>
 using strided_pass_of =
-    boost::mp11::mp_apply_q<strided_pass_for<D, decltype(make_kernel<D>(std::declval<const E&>())), R>,
-                            boost::mp11::mp_transform<leaf_scalar_t, leaf_list_t<E>>>;
+    boost::mp11::mp_apply_q<strided_pass_for<D, decltype(make_kernel<stage_t<D>>(std::declval<const E&>())), R>,
+                            boost::mp11::mp_transform<leaf_element_t, leaf_list_t<E>>>;
+
+/// Whether each operand of a pass of E into D (the destination first) is packed memory (dtype/packed.hpp).
+template <class L>
+using leaf_is_packed = packed_memory<std::remove_cvref_t<typename L::eigen_type>>;
+template <class D, class E>
+inline constexpr auto packed_operands_v = []<class... P>(boost::mp11::mp_list<P...>) {
+    return std::array<bool, sizeof...(P) + 1>{packed_memory_v<D>, P::value...};
+}(boost::mp11::mp_transform<leaf_is_packed, boost::mp11::mp_rename<leaf_list_t<E>, boost::mp11::mp_list>>{});
+/// Whether a pass of E into D reads or writes packed memory.
+template <class D, class E>
+inline constexpr bool any_packed_v = [] {
+    for (const bool b : packed_operands_v<D, E>)
+        if (b) return true;
+    return false;
+}();
 
 /// The plan of an elementwise pass of e into the view `out` (rank R, M operands with the destination first).
 template <int R, std::size_t M>
@@ -121,7 +136,7 @@ struct elementwise_plan {
 /// compile time but for flat against runs and an empty result (plan_elementwise decides those).
 template <class D, class E, class Device>
 constexpr route static_route() {
-    if constexpr (fusable_v<E> && has_view_v<D> && gpu_device_v<Device>)
+    if constexpr (fusable_v<E> && has_view_v<D> && gpu_device_v<Device> && !any_packed_v<D, E>)
         return route::gpu;
     else if constexpr (fusable_v<E> && has_view_v<D> && cpu_device_v<Device>)
         return route::runs;
@@ -161,7 +176,7 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
             },
             views);
         plan.space = make_space<R, M>(out.dims, strides, array_traits<D>::layout == static_cast<int>(Eigen::RowMajor));
-        bool flat = true;
+        bool flat = !any_packed_v<D, E>; // (packed memory is read and written through stages)
         for (std::size_t k = 0; k < M; ++k) flat = flat && plan.space.flat(k);
         if constexpr (fixed == route::gpu) {
             plan.path = route::gpu;
@@ -169,7 +184,7 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
             plan.path = route::flat;
         } else {
             plan.path = route::runs;
-            plan.runs = plan_runs(plan.space, strided_pass_of<DstScalar, E, R>::capacity);
+            plan.runs = plan_runs(plan.space, strided_pass_of<view_element_t<D>, E, R>::capacity, packed_operands_v<D, E>);
         }
     }
     plan.pass = decide_pass(plan.elements, bytes_in, sizeof(DstScalar), device,
@@ -224,7 +239,7 @@ bool reduces_into_destination(Dst& dst, const Red& r) {
 template <class D, class E>
 inline constexpr bool may_reduce_into_v = [] {
     using Ex = std::remove_cvref_t<E>;
-    if constexpr (is_reduction<Ex>::value && has_view_v<D>)
+    if constexpr (is_reduction<Ex>::value && has_view_v<D> && !packed_memory_v<D>)
         return std::is_same_v<std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>, value_t<Ex>> &&
                Ex::rank == array_traits<D>::rank;
     else

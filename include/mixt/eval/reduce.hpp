@@ -161,7 +161,8 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
     const reduce_strategy strategy = choose_reduce_strategy<Op, A, Kern>(layout);
     const void* ahead_end = nullptr;
     const auto views = leaf_views_of(c);
-    if constexpr (std::tuple_size_v<std::remove_const_t<decltype(views)>> == 1) {
+    if constexpr (std::tuple_size_v<std::remove_const_t<decltype(views)>> == 1 &&
+                  !is_packed_element_v<typename std::tuple_element_t<0, std::remove_const_t<decltype(views)>>::element_type>) {
         if (prefetch_enabled) {
             const auto v = broadcast_view<R>(std::get<0>(views), layout.S);
             const auto [lo, hi] = byte_extent(v);
@@ -196,7 +197,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     using Kern = decltype(make_kernel<A>(c));
     const auto source = std::apply(
         [&](const auto&... v) {
-            using S_ = reduce_source<A, Kern, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
+            using S_ = reduce_source<A, Kern, R, std::remove_const_t<typename std::remove_cvref_t<decltype(v)>::element_type>...>;
             return S_{{v.data...}, box, kernel_args(make_kernel<A>(c))};
         },
         views);
@@ -222,7 +223,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     if (strategy == reduce_strategy::short_rows_across || strategy == reduce_strategy::short_rows_in_blocks) {
         const auto rows_source = std::apply(
             [&](const auto&... v) {
-                using S_ = reduce_source<A, Kern, R, std::remove_const_t<std::remove_pointer_t<decltype(v.data)>>...>;
+                using S_ = reduce_source<A, Kern, R, std::remove_const_t<typename std::remove_cvref_t<decltype(v)>::element_type>...>;
                 return S_{{v.data...}, plan.rows_box, kernel_args(make_kernel<A>(c))};
             },
             views);

@@ -541,7 +541,7 @@ struct reduce_source {
     using pass = strided_pass<A, Kern, R, Ts...>;
     using args_t = typename pass::args_t;
 
-    std::tuple<const Ts*...> data;
+    std::tuple<view_pointer_t<const Ts>...> data; // (packed memory: packed_ptr, always staged)
     iteration_space<R, M> box; // operand 0: the stream itself (contiguous)
     args_t args;
 
@@ -562,7 +562,8 @@ struct reduce_source {
         if constexpr (requires { sink.template feed_kernel<Kern>(args, index_t{}, index_t{}); }) {
             if (sink.takes_batches()) {
                 bool staged = false;
-                for (std::size_t k = 0; k < L; ++k) staged = staged || box.strides[k + 1][rk - 1] != 1;
+                constexpr bool packed[] = {is_packed_element_v<Ts>..., false};
+                for (std::size_t k = 0; k < L; ++k) staged = staged || packed[k] || box.strides[k + 1][rk - 1] != 1;
                 if (!staged) most = index_t{1} << 20;
                 if (most >= sink.shape.P) most -= most % sink.shape.P;
             }
@@ -587,23 +588,27 @@ struct reduce_source {
             [&]<std::size_t... J>(std::index_sequence<J...>) {
                 (
                     [&] {
-                        using T = std::tuple_element_t<J, std::tuple<Ts...>>;
-                        const T* src = std::get<J>(data) + off[J];
+                        using E = std::tuple_element_t<J, std::tuple<Ts...>>;
+                        using T = stage_t<E>;
+                        const auto src = std::get<J>(data) + off[J];
                         const index_t stride = box.strides[J + 1][rk - 1];
-                        if (stride == 1) {
-                            ptrs[J] = src;
-                            return;
-                        }
                         T* buffer = reinterpret_cast<T*>(stage + pass::stage_offsets[J + 1]);
-                        if (stride == 0)
-                            masks[J] = stage_broadcast<A, Kern>(buffer, src, len); // a value along the run
-                        else
-                            copy_strided<false>(buffer, src, 1, len, 0, stride);
-                        ptrs[J] = buffer;
+                        if constexpr (is_packed_element_v<E>) {
+                            unpack_strided(buffer, src, 1, len, 0, stride);
+                            ptrs[J] = buffer;
+                        } else if (stride == 1) {
+                            ptrs[J] = src;
+                        } else {
+                            if (stride == 0)
+                                masks[J] = stage_broadcast<A, Kern>(buffer, src, len); // a value along the run
+                            else
+                                copy_strided<false>(buffer, src, 1, len, 0, stride);
+                            ptrs[J] = buffer;
+                        }
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
-            const bool hoist = hoists_leaves<Ts...>(masks); // the f16/bf16 leaves broadcast: converted once
+            const bool hoist = hoists_leaves<stage_t<Ts>...>(masks); // the f16/bf16 leaves broadcast: converted once
             if constexpr (requires { sink.template feed_kernel<Kern>(args, len, pos); }) {
                 if (sink.takes_batches()) {
                     if constexpr (pass::hoists) {

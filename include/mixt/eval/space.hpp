@@ -35,6 +35,7 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "mixt/dtype/packed.hpp"
 #include "mixt/errors.hpp"
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/arch.hpp"
@@ -55,10 +56,13 @@ inline constexpr int result_layout_v =
 
 /// Where an array's elements lie: element (i0, ..., iR-1) at data + sum(i_d * strides[d]), strides in elements.
 /// `column` marks the view of an Eigen Dense column vector (rank 1): against operands of rank 2 or more it is
-/// the column [n, 1], as Eigen's types say, not NumPy's row [1, n] (aligned_shape, broadcast_view).
+/// the column [n, 1], as Eigen's types say, not NumPy's row [1, n] (aligned_shape, broadcast_view). A view of
+/// a packed array (dtype/packed.hpp) has elements packed_element<S> and a packed_ptr<S> for data: the same
+/// arithmetic of element offsets, but its elements have no address (a pass unpacks them into a stage).
 template <class T, int R>
 struct strided_view {
-    T* data;
+    using element_type = T;
+    view_pointer_t<T> data;
     shape_t<R> dims;
     shape_t<R> strides;
     bool column = false;
@@ -106,6 +110,8 @@ struct has_view<Eigen::TensorStridingOp<Strides, X>> : has_view<std::remove_cvre
 template <class X>
     requires eigen_dense<X>
 struct has_view<X> : std::true_type {};
+template <class T, int R, int L>
+struct has_view<packed_map<T, R, L>> : std::true_type {};
 /// Whether an Eigen object is an array in memory at fixed strides (view_of gives them).
 template <class X>
 inline constexpr bool has_view_v = has_view<std::remove_cvref_t<X>>::value;
@@ -127,6 +133,8 @@ template <class X>
     requires eigen_dense<X>
 struct writable_view<X> : std::bool_constant<(static_cast<unsigned>(X::Flags) & Eigen::LvalueBit) != 0> {};
 
+template <class T, int R, int L>
+struct writable_view<packed_map<T, R, L>> : std::bool_constant<!std::is_const_v<T>> {};
 template <class P, int O, template <class> class MP>
 struct writable_view<Eigen::TensorMap<P, O, MP>>
     : std::bool_constant<!std::is_const_v<P> && !std::is_const_v<typename Eigen::internal::traits<P>::Scalar>> {};
@@ -145,12 +153,34 @@ inline constexpr bool owns_its_elements_v = owns_its_elements<std::remove_cvref_
 template <class X>
 using view_scalar_t = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<X>>::Scalar>;
 
+/// Whether a view's memory is a packed array (a packed_map, or a chip, slice or stride of one).
+template <class X>
+struct packed_memory : is_packed_map<X> {};
+template <Eigen::DenseIndex Dim, class X>
+struct packed_memory<Eigen::TensorChippingOp<Dim, X>> : packed_memory<std::remove_cvref_t<X>> {};
+template <class Start, class Sizes, class X>
+struct packed_memory<Eigen::TensorSlicingOp<Start, Sizes, X>> : packed_memory<std::remove_cvref_t<X>> {};
+template <class Strides, class X>
+struct packed_memory<Eigen::TensorStridingOp<Strides, X>> : packed_memory<std::remove_cvref_t<X>> {};
+template <class X>
+inline constexpr bool packed_memory_v = packed_memory<std::remove_cvref_t<X>>::value;
+
+/// The element type of the view of X (has_view_v): its scalar, or packed_element of it for packed memory.
+template <class X>
+using view_element_t =
+    std::conditional_t<packed_memory_v<X>, packed_element<view_scalar_t<X>>, view_scalar_t<X>>;
+
 /// The strided view of an Eigen object (has_view_v), read-only.
 template <class X>
 auto view_of(const X& x) {
-    using T = const view_scalar_t<X>;
+    using T = const view_element_t<X>;
     constexpr int R = array_traits<X>::rank;
-    if constexpr (eigen_dense<X>) {
+    if constexpr (is_packed_map_v<X>) {
+        strided_view<T, R> v{x.pointer(), {}, {}};
+        for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) v.dims[d] = x.dimensions()[d];
+        v.strides = contiguous_strides<R>(v.dims, array_traits<X>::layout == static_cast<int>(Eigen::RowMajor));
+        return v;
+    } else if constexpr (eigen_dense<X>) {
         if constexpr (R == 1) {
             return strided_view<T, 1>{x.data(), {x.size()}, {x.innerStride()}, X::ColsAtCompileTime == 1};
         } else if constexpr (X::IsRowMajor) {
@@ -329,6 +359,43 @@ std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const strided_view<T, R>& 
     const auto size = static_cast<std::intptr_t>(sizeof(T));
     return {static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + lo * size),
             static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + (hi + 1) * size)};
+}
+template <class V>
+std::pair<std::uintptr_t, std::uintptr_t> packed_byte_extent(const V& v) {
+    const auto base = reinterpret_cast<std::uintptr_t>(v.data.bytes);
+    index_t lo = 0, hi = 0;
+    for (std::size_t d = 0; d != v.dims.size(); ++d) {
+        if (v.dims[d] == 0) return {base, base};
+        const index_t span = v.strides[d] * (v.dims[d] - 1);
+        (span < 0 ? lo : hi) += span;
+    }
+    const auto per = static_cast<index_t>(decltype(v.data)::per_byte);
+    return {static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + (v.data.first + lo) / per),
+            static_cast<std::uintptr_t>(static_cast<std::intptr_t>(base) + (v.data.first + hi) / per + 1)};
+}
+
+/// The same for a view of a packed array: the bytes that hold its first and last elements, and those between.
+template <class S, int R>
+std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const strided_view<const packed_element<S>, R>& v) {
+    return packed_byte_extent(v);
+}
+template <class S, int R>
+std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const strided_view<packed_element<S>, R>& v) {
+    return packed_byte_extent(v);
+}
+/// Whether two views' data start at the same element of the same width (the same view, where their strides
+/// agree too): the same address and element size, or the same packed element.
+template <class A, class B>
+bool same_start(A* a, B* b) {
+    return static_cast<const void*>(a) == static_cast<const void*>(b) && sizeof(A) == sizeof(B);
+}
+template <class S>
+bool same_start(const packed_ptr<S>& a, const packed_ptr<S>& b) {
+    return a.bytes == b.bytes && a.first == b.first;
+}
+template <class A, class B>
+bool same_start(const A&, const B&) {
+    return false; // packed and unpacked memory, or two packed types
 }
 
 /// Whether distinct indices of a view name distinct elements (so that writing through it is well defined): its

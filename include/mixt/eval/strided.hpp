@@ -18,9 +18,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "mixt/dtype/packed.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/space.hpp"
 #include "mixt/expr/expression.hpp"
+#include "mixt/simd/packed.hpp"
 
 namespace mixt::detail {
 
@@ -140,6 +142,68 @@ inline void copy_strided(T* out, const T* src, index_t rows, index_t cols, index
     copy_strided_bytes<Scatter, sizeof(T), alignof(T)>(out, src, rows, cols, row_stride, stride);
 }
 
+// --- Packed operands and destinations (dtype/packed.hpp): unpacked into a stage, packed from one --------------
+
+/// The n elements of the packed run at p (stride 1) into out, one per byte: the elements before p's first whole
+/// byte and after its last one by one, the whole bytes between a register at a time (simd::unpack_bytes).
+template <class S>
+void unpack_run(S* out, packed_ptr<S> p, index_t n) {
+    constexpr int per = packed_ptr<S>::per_byte;
+    index_t j = 0;
+    for (; j < n && !(p + j).byte_aligned(); ++j) out[j] = p.get(j);
+    const index_t whole = (n - j) / per;
+    simd::unpack_bytes<8 / per>(reinterpret_cast<std::uint8_t*>(out + j), (p + j).byte_of(0), whole);
+    for (j += whole * per; j < n; ++j) out[j] = p.get(j);
+}
+
+/// copy_strided from packed memory: `rows` rows of `cols` elements, rows `row_stride` and elements `stride`
+/// elements apart from src, unpacked into out (contiguous). A stride of 0 fills.
+template <class S>
+MIXT_NOINLINE void unpack_strided(S* out, packed_ptr<S> src, index_t rows, index_t cols, index_t row_stride,
+                                  index_t stride) {
+    for (index_t r = 0; r < rows; ++r) {
+        S* o = out + r * cols;
+        const packed_ptr<S> p = src + r * row_stride;
+        if (stride == 1) {
+            unpack_run(o, p, cols);
+        } else if (stride == 0) {
+            const S v = p.get(0);
+            for (index_t j = 0; j < cols; ++j) o[j] = v;
+        } else {
+            for (index_t j = 0; j < cols; ++j) o[j] = p.get(j * stride);
+        }
+    }
+}
+
+/// The n elements at in packed into the run at p (stride 1): the whole bytes a register at a time
+/// (simd::pack_bytes); an element that shares its byte with elements outside the run (at either end) by an
+/// atomic read-modify-write of the byte (packed_ptr::set_shared), so that threads writing neighbouring runs
+/// never lose each other's bits.
+template <class S>
+void pack_run(packed_ptr<S> p, const S* in, index_t n) {
+    constexpr int per = packed_ptr<S>::per_byte;
+    index_t j = 0;
+    for (; j < n && !(p + j).byte_aligned(); ++j) p.set_shared(j, in[j]);
+    const index_t whole = (n - j) / per;
+    simd::pack_bytes<8 / per>((p + j).byte_of(0), reinterpret_cast<const std::uint8_t*>(in + j), whole);
+    for (j += whole * per; j < n; ++j) p.set_shared(j, in[j]);
+}
+
+/// copy_strided<true> into packed memory: the rows of `in` (contiguous) packed into the view at dst.
+template <class S>
+MIXT_NOINLINE void pack_strided(packed_ptr<S> dst, const S* in, index_t rows, index_t cols, index_t row_stride,
+                                index_t stride) {
+    for (index_t r = 0; r < rows; ++r) {
+        const S* o = in + r * cols;
+        const packed_ptr<S> p = dst + r * row_stride;
+        if (stride == 1) {
+            pack_run(p, o, cols);
+        } else {
+            for (index_t j = 0; j < cols; ++j) p.set_shared(j * stride, o[j]);
+        }
+    }
+}
+
 /// Copies the operand at src, whose stride along the run is 0 (one value broadcast along it), for a kernel K
 /// writing D: as broadcast_copies copies read with mask 0 (leaf_kernel), or, where the block loop may run
 /// (it reads every element's address), `len` copies. Returns the leaf's mask.
@@ -162,8 +226,10 @@ struct run_layout {
     std::array<bool, M> direct{};
 };
 
+/// `packed[k]`: operand k is packed memory, staged whatever its strides.
 template <int R, std::size_t M>
-run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_elements) {
+run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_elements,
+                        const std::array<bool, M>& packed = {}) {
     run_layout<M> out;
     const auto rk = static_cast<std::size_t>(s.rank);
     const index_t n = s.inner();
@@ -181,7 +247,7 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_el
     const bool fold = fold_rows >= 2;
     bool staged = false;
     for (std::size_t k = 0; k < M; ++k) {
-        out.direct[k] = s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
+        out.direct[k] = !packed[k] && s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
         staged = staged || !out.direct[k];
     }
     run_plan& p = out.plan;
@@ -200,16 +266,18 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_el
     return out;
 }
 
-/// A pass of the kernel type K (with its run-time values `args`, leaf pointers to be replaced) writing D over
-/// a space of R dimensions, the leaves' data of types Ts.
-template <class D, class K, int R, class... Ts>
+/// A pass of the kernel type K (with its run-time values `args`, leaf pointers to be replaced) writing the
+/// elements Dst over a space of R dimensions, the leaves' elements of types Ts (a packed_element where the
+/// memory is packed: unpacked into a stage, or packed from one).
+template <class Dst, class K, int R, class... Ts>
 struct strided_pass {
     static constexpr std::size_t L = sizeof...(Ts);
     static constexpr std::size_t M = L + 1;
     using args_t = decltype(kernel_args(std::declval<const K&>()));
+    using D = stage_t<Dst>; // what the kernel writes
 
-    D* dst;
-    std::tuple<const Ts*...> data;
+    view_pointer_t<Dst> dst;
+    std::tuple<view_pointer_t<const Ts>...> data;
     iteration_space<R, M> space;
     run_layout<M> layout;
     args_t args;
@@ -218,8 +286,8 @@ struct strided_pass {
     /// Elements per stage: stage_elements, fewer where the operands are wide or many (at most 16 KiB per
     /// operand and 256 KiB in all, on the stack of the thread running the pass).
     static constexpr index_t capacity = [] {
-        constexpr std::size_t widest = std::max({sizeof(D), sizeof(Ts)...});
-        constexpr std::size_t all = (sizeof(D) + ... + sizeof(Ts));
+        constexpr std::size_t widest = std::max({sizeof(D), sizeof(stage_t<Ts>)...});
+        constexpr std::size_t all = (sizeof(D) + ... + sizeof(stage_t<Ts>));
         const std::size_t fits = (std::size_t{16} << 10) / widest;
         return std::min(stage_elements, static_cast<index_t>(std::min(fits, (std::size_t{256} << 10) / all)));
     }();
@@ -227,7 +295,7 @@ struct strided_pass {
     // Each operand's stage: `capacity` elements of its type, one after the other.
     static constexpr std::array<std::size_t, M + 1> stage_offsets = [] {
         std::array<std::size_t, M + 1> o{};
-        constexpr std::size_t sizes[] = {sizeof(D), sizeof(Ts)...};
+        constexpr std::size_t sizes[] = {sizeof(D), sizeof(stage_t<Ts>)...};
         for (std::size_t k = 0; k < M; ++k)
             o[k + 1] = o[k] + ((static_cast<std::size_t>(capacity) * sizes[k] + 63) & ~std::size_t{63});
         return o;
@@ -239,6 +307,7 @@ struct strided_pass {
         std::array<const void*, L> cached{};
         std::array<index_t, L> cached_len{};
         std::array<index_t, L> cached_mask{};
+        std::array<index_t, L> cached_first{}; // (packed operands: the element cached[J] starts at)
         const auto rk = static_cast<std::size_t>(space.rank);
         const index_t n = space.inner();
         const run_plan& plan = layout.plan;
@@ -276,36 +345,51 @@ struct strided_pass {
             [&]<std::size_t... J>(std::index_sequence<J...>) {
                 (
                     [&] {
-                        using T = std::tuple_element_t<J, std::tuple<Ts...>>;
-                        const T* src = std::get<J>(data) + off[J + 1];
-                        if (layout.direct[J + 1]) {
-                            ptrs[J] = src;
-                            return;
-                        }
+                        using E = std::tuple_element_t<J, std::tuple<Ts...>>;
+                        using T = stage_t<E>;
+                        const auto src = std::get<J>(data) + off[J + 1];
                         T* buffer = reinterpret_cast<T*>(stage + stage_offsets[J + 1]);
                         const auto [row_stride, stride] = strides_of(J + 1);
-                        if (rows == 1 && stride == 0) {
-                            // One value along the run: copies of it read with mask 0, or the run's length of
-                            // them for the block loop (cached while the value's address stays).
-                            if (cached[J] != src || cached_len[J] < len) {
-                                cached_mask[J] = stage_broadcast<D, K>(buffer, src, len);
-                                cached[J] = src;
+                        if constexpr (is_packed_element_v<E>) {
+                            // Packed memory: unpacked into the stage (unless the stage holds these elements).
+                            if (cached[J] != src.bytes || cached_first[J] != src.first || cached_len[J] < len) {
+                                unpack_strided(buffer, src, rows, cols, row_stride, stride);
+                                cached[J] = src.bytes;
+                                cached_first[J] = src.first;
                                 cached_len[J] = len;
                             }
-                            masks[J] = cached_mask[J];
-                        } else if (cached[J] != src || cached_len[J] < len) {
-                            copy_strided<false>(buffer, src, rows, cols, row_stride, stride);
-                            cached[J] = src;
-                            cached_len[J] = len;
-                            cached_mask[J] = ~index_t{0}; // a full copy, whatever the cached value was before
+                            ptrs[J] = buffer;
+                        } else if (layout.direct[J + 1]) {
+                            ptrs[J] = src;
+                        } else {
+                            if (rows == 1 && stride == 0) {
+                                // One value along the run: copies of it read with mask 0, or the run's length
+                                // of them for the block loop (cached while the value's address stays).
+                                if (cached[J] != src || cached_len[J] < len) {
+                                    cached_mask[J] = stage_broadcast<D, K>(buffer, src, len);
+                                    cached[J] = src;
+                                    cached_len[J] = len;
+                                }
+                                masks[J] = cached_mask[J];
+                            } else if (cached[J] != src || cached_len[J] < len) {
+                                copy_strided<false>(buffer, src, rows, cols, row_stride, stride);
+                                cached[J] = src;
+                                cached_len[J] = len;
+                                cached_mask[J] = ~index_t{0}; // a full copy, whatever the cached value was before
+                            }
+                            ptrs[J] = buffer;
                         }
-                        ptrs[J] = buffer;
                     }(),
                     ...);
             }(std::make_index_sequence<L>{});
             const auto run_args = with_leaf_pointers(args, ptrs, masks);
-            const bool hoist = hoists_leaves<Ts...>(masks);
-            if (layout.direct[0]) {
+            const bool hoist = hoists_leaves<stage_t<Ts>...>(masks);
+            if constexpr (is_packed_element_v<Dst>) {
+                D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
+                compute(buffer, len, run_args, pass_options{false, options.prefetch}, hoist);
+                const auto [row_stride, stride] = strides_of(0);
+                pack_strided(dst + off[0], buffer, rows, cols, row_stride, stride);
+            } else if (layout.direct[0]) {
                 compute(dst + off[0], len, run_args, pass_options{options.stream, options.prefetch, false}, hoist);
             } else {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
