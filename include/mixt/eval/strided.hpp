@@ -161,6 +161,10 @@ void unpack_run(S* out, packed_ptr<S> p, index_t n) {
 template <class S>
 MIXT_NOINLINE void unpack_strided(S* out, packed_ptr<S> src, index_t rows, index_t cols, index_t row_stride,
                                   index_t stride) {
+    if (stride == 1 && (rows == 1 || row_stride == cols)) { // rows one after another: one run
+        unpack_run(out, src, rows * cols);
+        return;
+    }
     for (index_t r = 0; r < rows; ++r) {
         S* o = out + r * cols;
         const packed_ptr<S> p = src + r * row_stride;
@@ -193,6 +197,10 @@ void pack_run(packed_ptr<S> p, const S* in, index_t n) {
 template <class S>
 MIXT_NOINLINE void pack_strided(packed_ptr<S> dst, const S* in, index_t rows, index_t cols, index_t row_stride,
                                 index_t stride) {
+    if (stride == 1 && (rows == 1 || row_stride == cols)) { // rows one after another: one run
+        pack_run(dst, in, rows * cols);
+        return;
+    }
     for (index_t r = 0; r < rows; ++r) {
         const S* o = in + r * cols;
         const packed_ptr<S> p = dst + r * row_stride;

@@ -58,7 +58,8 @@ inline void unpack_bytes(std::uint8_t* out, const std::uint8_t* in, std::ptrdiff
             _mm512_storeu_si512(out + i * 4, _mm512_and_si512(r, m));
         }
     }
-#elif MIXT_SIMD_AVX2
+#endif
+#if MIXT_SIMD_AVX2 // (after the 16-lane loop: its last 16 or 8 bytes)
     if constexpr (Bits == 4) {
         const __m256i m = _mm256_set1_epi16(0x0F0F);
         for (; i + 16 <= n; i += 16) {
@@ -93,6 +94,12 @@ inline void pack_bytes(std::uint8_t* out, const std::uint8_t* in, std::ptrdiff_t
             const __m512i w = _mm512_and_si512(_mm512_loadu_si512(in + i * 2), m);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                                 _mm512_cvtepi16_epi8(_mm512_or_si512(w, _mm512_srli_epi16(w, 4))));
+        }
+        if (i + 16 <= n) { // 16 bytes more, from 32 codes
+            const __m256i w = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i * 2)),
+                                               _mm256_set1_epi16(0x0F0F));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtepi16_epi8(_mm256_or_si256(w, _mm256_srli_epi16(w, 4))));
+            i += 16;
         }
     } else {
         const __m512i m = _mm512_set1_epi32(0x03030303);
