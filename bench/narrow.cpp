@@ -195,6 +195,35 @@ struct q3 {
             out = (w.unaryExpr(decode<mixt::int4>{}) * s.cast<float>().broadcast(a2{1, n}) * x.broadcast(a2{n, 1}))
                       .sum(a1{1});
         }
+#if MIXT_SIMD_AVX512
+        // Only the work: 8 packed bytes unpacked in registers into 16 sign-extended i32 lanes, converted, times s
+        // and x, into two chains of 16 lanes (the fold's 32), per row; no stage, no blocks.
+        void compute_floor() {
+            const __m128i m = _mm_set1_epi16(0x0F0F);
+            for (index_t i = 0; i < n; ++i) {
+                const std::uint8_t* row = packed_w.data() + i * n / 2;
+                const __m512 si = _mm512_set1_ps(static_cast<float>(s.data()[i]));
+                const float* xv = x.data();
+                __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+                index_t j = 0;
+                for (; j + 32 <= n; j += 32) {
+                    for (int h = 0; h < 2; ++h) {
+                        const __m128i w16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + (j + 16 * h) / 2)));
+                        const __m128i codes = _mm_and_si128(_mm_or_si128(w16, _mm_slli_epi16(w16, 4)), m);
+                        const __m512i v = _mm512_srai_epi32(_mm512_slli_epi32(_mm512_cvtepu8_epi32(codes), 28), 28);
+                        const __m512 p = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(v), si), _mm512_loadu_ps(xv + j + 16 * h));
+                        acc[h] = _mm512_add_ps(acc[h], p);
+                    }
+                }
+                float t = _mm512_reduce_add_ps(_mm512_add_ps(acc[0], acc[1]));
+                for (; j < n; ++j) {
+                    const int c = (row[j / 2] >> (j % 2 * 4)) & 15;
+                    t += static_cast<float>(c >= 8 ? c - 16 : c) * static_cast<float>(s.data()[i]) * xv[j];
+                }
+                out.data()[i] = t;
+            }
+        }
+#endif
         void traffic() {
             out.data()[0] = static_cast<float>(read_bytes(packed_w.data(), packed_w.size()) ^
                                                read_bytes(s.data(), static_cast<std::size_t>(n) * 2) ^
@@ -251,6 +280,27 @@ struct q4 {
         void eigen_cast() {
             out = (w.unaryExpr(decode<e2m1>{}) * scale.unaryExpr(decode<e8m0>{}).broadcast(a3{1, 1, 32})).cast<bf16>();
         }
+#if MIXT_SIMD_AVX512BF16
+        // Only the work, a block of 32 at a time: 16 packed bytes unpacked in registers, each half's 16 codes decoded
+        // by one vpermps from their 16 values, times the block's scale (decoded once), rounded to bf16 by the CPU's
+        // vcvtne2ps2bf16 (exact here: the products are bf16 values and never subnormal), streamed out.
+        void compute_floor() {
+            alignas(64) float values[16];
+            for (unsigned c = 0; c < 16; ++c) values[c] = static_cast<float>(e2m1::from_bits(static_cast<std::uint8_t>(c)));
+            const __m512 table = _mm512_load_ps(values);
+            const __m256i m = _mm256_set1_epi16(0x0F0F);
+            const index_t blocks = rows * 128;
+            for (index_t b = 0; b < blocks; ++b) {
+                const __m512 sc = _mm512_set1_ps(scales[scale.data()[b].bits()]);
+                const __m256i w16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed_w.data() + b * 16)));
+                const __m256i codes = _mm256_and_si256(_mm256_or_si256(w16, _mm256_slli_epi16(w16, 4)), m);
+                const __m512 lo = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(codes)), table), sc);
+                const __m512 hi = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(codes, 1)), table), sc);
+                _mm512_stream_si512(reinterpret_cast<__m512i*>(out.data() + b * 32), (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+            }
+            _mm_sfence();
+        }
+#endif
         void traffic() {
             benchmark::DoNotOptimize(read_bytes(scale.data(), static_cast<std::size_t>(scale.size())));
             // The result as 8-byte words, each from the two packed bytes of its four elements.
@@ -292,6 +342,28 @@ struct q5 {
             }
         }
         void eigen_cast() { out = a.binaryExpr(b, multiply<e5m2>{}).binaryExpr(c, add<e5m2>{}); }
+#if MIXT_SIMD_AVX512
+        // Only the work, 16 at a time, with mixt's conversions in registers (simd/narrow.hpp): decode a, b and c,
+        // the product rounded to e5m2, the sum encoded; no plan, no runs.
+        void compute_floor() {
+            namespace nw = mixt::simd::wide::narrow;
+            constexpr auto D = mixt::dtype::float8_e5m2;
+            const index_t n = a.size();
+            const auto* x = reinterpret_cast<const __m128i*>(a.data());
+            const auto* y = reinterpret_cast<const __m128i*>(b.data());
+            const auto* z = reinterpret_cast<const __m128i*>(c.data());
+            auto* r = reinterpret_cast<__m128i*>(out.data());
+            for (index_t i = 0; i < n / 16; ++i) {
+                const __m512 p = nw::round_to<D>(_mm512_mul_ps(nw::decode<D>(_mm_loadu_si128(x + i)), nw::decode<D>(_mm_loadu_si128(y + i))));
+                _mm_stream_si128(r + i, nw::encode<D>(_mm512_add_ps(p, nw::decode<D>(_mm_loadu_si128(z + i)))));
+            }
+            _mm_sfence();
+            for (index_t i = n / 16 * 16; i < n; ++i) {
+                const e5m2 p(static_cast<float>(a.data()[i]) * static_cast<float>(b.data()[i]));
+                out.data()[i] = e5m2(static_cast<float>(p) + static_cast<float>(c.data()[i]));
+            }
+        }
+#endif
         void traffic() { floor_run(out.data(), out.size(), a.data(), b.data(), c.data()); }
         std::int64_t bytes() const { return a.size() * 3 + out.size() * 1; }
         const e5m2* result_data() const { return out.data(); }

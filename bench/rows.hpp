@@ -137,11 +137,16 @@ void register_row() {
         case 0: add_row<X>("mixt", [](D& d) { assign_result(d, nullptr); }); break;
         case 1: add_row<X>("hand_loop", [](D& d) { d.hand_loop(); }); break;
         case 2: add_row<X>("eigen_cast", [](D& d) { d.eigen_cast(); }); break;
-        default: add_row<X>("traffic", [](D& d) { d.traffic(); });
+        case 3: add_row<X>("traffic", [](D& d) { d.traffic(); }); break;
+        default:
+            if constexpr (requires(D& d) { d.compute_floor(); }) add_row<X>("compute_floor", [](D& d) { d.compute_floor(); });
         }
     };
+    // A row that states its compute floor (a hand loop doing only the conversions and arithmetic, in registers)
+    // runs it as a fifth variant.
+    constexpr int variants = requires(D& d) { d.compute_floor(); } ? 5 : 4;
     for (int round = 0; round < rounds; ++round)
-        for (int k = 0; k < 4; ++k) variant((round + k) % 4);
+        for (int k = 0; k < variants; ++k) variant((round + k) % variants);
     for (int round = 0; round < rounds; ++round)
         add_row<X>("mixt_threads", [](D& d) { assign_result(d, &thread_pool_device()); });
 }
@@ -209,6 +214,7 @@ bool check_row(bool verbose) {
     compare("mixt_threads", 0, [&] { assign_result(d, &thread_pool_device()); });
     compare("hand_loop", hand_tolerance<X>(), [&] { d.hand_loop(); });
     compare("eigen_cast", eigen_tolerance<X>(), [&] { d.eigen_cast(); });
+    if constexpr (requires { d.compute_floor(); }) compare("compute_floor", hand_tolerance<X>(), [&] { d.compute_floor(); });
     if (verbose || !ok) std::fprintf(ok ? stdout : stderr, "%s\n", line.c_str());
     return ok;
 }

@@ -93,6 +93,30 @@ TEST_F(gpu, narrow_dtypes) {
     check("int4 * int4 - 3", [](const auto& a) { return mixt::lazy(a) * a - 3; }, i4);
 }
 
+TEST_F(gpu, packed_operands) {
+    // n bytes of packed int4 (2n elements) and of packed uint2 (4n), read on the GPU through Eigen's evaluator of
+    // a packed array (dtype/packed.hpp): the DefaultDevice's bits.
+    const auto bytes = make<std::uint8_t>(26);
+    const auto f32 = make<float>(27);
+    const device_tensor<std::uint8_t> on_device(bytes);
+    const device_tensor<float> f32_on_device(f32);
+    const device_tensor<float> out(n);
+    const auto host_i4 = mixt::packed<const mixt::int4>(bytes.data(), n);
+    const auto dev_i4 = mixt::packed<const mixt::int4>(static_cast<const std::uint8_t*>(on_device.map().data()), n);
+    const Eigen::Tensor<float, 1> want = mixt::eval(mixt::cast<float>(mixt::lazy(host_i4)) * f32 + 1);
+    mixt::assign(out.map(), mixt::cast<float>(mixt::lazy(dev_i4)) * f32_on_device.map() + 1, *device_);
+    device_->synchronize();
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    expect_same("cast<f32>(int4 packed) * f32 + 1", n, out.download(), want);
+    const auto host_u2 = mixt::packed<const mixt::uint2>(bytes.data(), n);
+    const auto dev_u2 = mixt::packed<const mixt::uint2>(static_cast<const std::uint8_t*>(on_device.map().data()), n);
+    const device_tensor<std::int32_t> out_i32(n);
+    const Eigen::Tensor<std::int32_t, 1> want_i32 = mixt::eval(mixt::cast<std::int32_t>(mixt::lazy(host_u2)) * 3 - 1);
+    mixt::assign(out_i32.map(), mixt::cast<std::int32_t>(mixt::lazy(dev_u2)) * 3 - 1, *device_);
+    device_->synchronize();
+    expect_same("cast<i32>(uint2 packed) * 3 - 1", n, out_i32.download(), want_i32);
+}
+
 TEST_F(gpu, functions_and_complex_values) {
     const auto f32 = make<float>(16);
     const auto f16 = make<Eigen::half>(17);
