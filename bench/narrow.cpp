@@ -287,15 +287,15 @@ struct q4 {
         void compute_floor() {
             alignas(64) float values[16];
             for (unsigned c = 0; c < 16; ++c) values[c] = static_cast<float>(e2m1::from_bits(static_cast<std::uint8_t>(c)));
-            const __m512 table = _mm512_load_ps(values);
+            const __m512 codes16 = _mm512_load_ps(values);
             const __m256i m = _mm256_set1_epi16(0x0F0F);
             const index_t blocks = rows * 128;
             for (index_t b = 0; b < blocks; ++b) {
                 const __m512 sc = _mm512_set1_ps(scales[scale.data()[b].bits()]);
                 const __m256i w16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed_w.data() + b * 16)));
                 const __m256i codes = _mm256_and_si256(_mm256_or_si256(w16, _mm256_slli_epi16(w16, 4)), m);
-                const __m512 lo = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(codes)), table), sc);
-                const __m512 hi = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(codes, 1)), table), sc);
+                const __m512 lo = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(codes)), codes16), sc);
+                const __m512 hi = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(codes, 1)), codes16), sc);
                 _mm512_stream_si512(reinterpret_cast<__m512i*>(out.data() + b * 32), (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
             }
             _mm_sfence();
