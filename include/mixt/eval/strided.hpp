@@ -120,8 +120,18 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
                 std::memcpy(&v, static_cast<const void*>(p), N);
                 alias_word* const ow = reinterpret_cast<alias_word*>(o);
                 index_t j = 0;
-                for (; j + 32 <= cols; j += 32) // a fixed trip count: vectorized at -O2 too
-                    for (index_t q = 0; q < 32; ++q) ow[j + q] = v;
+                if (N < 8 && cols < 64) {
+                    // A short row of narrow elements: 8 bytes of copies at a time (GCC makes the loop below a call
+                    // to memset for 1-byte elements, which costs more than such a row: a scale broadcast along
+                    // rows of 32).
+                    std::uint64_t pattern = 0;
+                    for (std::size_t k = 0; k < 8 / N; ++k) pattern |= static_cast<std::uint64_t>(v) << (8 * N * k);
+                    for (; j + static_cast<index_t>(8 / N) <= cols; j += static_cast<index_t>(8 / N))
+                        std::memcpy(static_cast<void*>(ow + j), &pattern, 8);
+                } else {
+                    for (; j + 32 <= cols; j += 32) // a fixed trip count: vectorized at -O2 too
+                        for (index_t q = 0; q < 32; ++q) ow[j + q] = v;
+                }
                 for (; j < cols; ++j) ow[j] = v;
             } else {
                 const alias_u v = *p;
