@@ -120,6 +120,24 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
                 std::memcpy(&v, static_cast<const void*>(p), N);
                 alias_word* const ow = reinterpret_cast<alias_word*>(o);
                 index_t j = 0;
+#if MIXT_SIMD_AVX2
+                if constexpr (N <= 4) {
+                    const std::size_t bytes = static_cast<std::size_t>(cols) * N;
+                    if (bytes >= 32) {
+                        // 32 bytes of copies a store, the last one ending at the row's end (it overlaps the one
+                        // before with the same values): a row of 32 one-byte elements (a scale broadcast along
+                        // blocks of 32) is one broadcast and one store.
+                        const __m256i b = N == 1   ? _mm256_set1_epi8(static_cast<char>(v))
+                                          : N == 2 ? _mm256_set1_epi16(static_cast<short>(v))
+                                                   : _mm256_set1_epi32(static_cast<int>(v));
+                        auto* const d = reinterpret_cast<unsigned char*>(o);
+                        std::size_t k = 0;
+                        for (; k + 32 <= bytes; k += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + k), b);
+                        if (k < bytes) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + bytes - 32), b);
+                        continue;
+                    }
+                }
+#endif
                 if (N < 8 && cols < 64) {
                     // A short row of narrow elements: 8 bytes of copies at a time (GCC makes the loop below a call
                     // to memset for 1-byte elements, which costs more than such a row: a scale broadcast along
