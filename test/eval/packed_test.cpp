@@ -135,6 +135,8 @@ void check_2d_operand() {
     expect_same_bits(Eigen::Tensor<T, 2, L>(p), u);
     expect_same_bits(Eigen::Tensor<float, 2, L>(mixt::eval(mixt::cast<float>(mixt::lazy(p)) * (m * 2.0f))),
                      Eigen::Tensor<float, 2, L>(mixt::eval(mixt::cast<float>(mixt::lazy(u)) * (m * 2.0f))));
+    expect_same_bits(Eigen::Tensor<float, 2, L>(mixt::to_eigen(mixt::cast<float>(mixt::lazy(p)) * row_scale + 0.5f)),
+                     Eigen::Tensor<float, 2, L>(mixt::eval(mixt::cast<float>(mixt::lazy(u)) * row_scale + 0.5f)));
 }
 
 TYPED_TEST(packed_test, operand_of_two_dimensions) {
