@@ -119,6 +119,12 @@ _mixt_expr_case(eval.eval_of_two_float8_formats
 _mixt_expr_case(eval.eval_of_float8_and_f32
   "void f() { auto r = mixt::eval(mixt::lazy(t<mixt::float8_e4m3fn>) * t<float>); (void)r; }"
   "8-bit and smaller floats do not support implicit promotion.*mixt::cast<T>\\(x\\)")
+_mixt_expr_case(eval.packed_destination_of_an_eigen_expression
+  "void f(std::uint8_t* b) { auto p = mixt::packed<mixt::int4>(b, 4); mixt::assign(p, mixt::cast<mixt::int4>(mixt::lazy(t<float>.reverse(Eigen::array<bool, 1>{true})))); }"
+  "mixt: assign: a packed destination is written by mixt's CPU passes")
+_mixt_expr_case(eval.packed_type_not_sub_byte
+  "void f(std::uint8_t* b) { auto p = mixt::packed_map<std::int8_t, 1>(b, 4); (void)p; }"
+  "mixt: packed_map<T, ...>: T must be mixt::int4, uint4, float4_e2m1fn, int2 or uint2")
 _mixt_expr_case(eval.assign_float_into_int
   "void f() { mixt::assign(t<std::int32_t>, mixt::lazy(t<float>) + 1); }"
   "does not promote implicitly to the destination.*mixt::cast<T>\\(e\\)"
@@ -181,6 +187,11 @@ void twins() {
     float b[3] = {};
     Eigen::TensorMap<Eigen::Tensor<float, 1>> writable(b, 3);
     mixt::assign(writable, mixt::lazy(t<float>) + 1);
+    std::uint8_t packed_bytes[2] = {};
+    auto packed_int4 = mixt::packed<mixt::int4>(packed_bytes, 4);
+    mixt::assign(packed_int4, mixt::cast<mixt::int4>(mixt::lazy(t<float>)));
+    auto packed_int4_map = mixt::packed_map<mixt::int4, 1>(packed_bytes, 4);
+    (void)packed_int4_map;
     (void)dense_eval; (void)tensor_lowered;
     (void)bool_add; (void)complex_equal; (void)int_bitwise_and; (void)int_shift; (void)bool_logical_and;
     (void)float_floor_divide; (void)strict_cast; (void)strict_literal; (void)array_api_ints; (void)array_api_f32;
