@@ -748,10 +748,8 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             [&]<int... J>(std::integer_sequence<int, J...>) {
                 if constexpr (Stream)
                     (simd::wide::stream_store(out + (i - begin) + J * ww, k.wide_at_store(i + J * ww)), ...);
-                else {
-                    const auto r = std::array{k.wide_at_store(i + J * ww)...};
-                    (simd::wide::store(out + (i - begin) + J * ww, r[J]), ...);
-                }
+                else
+                    simd::wide::store_group(out + (i - begin), std::array{k.wide_at_store(i + J * ww)...});
             }(std::make_integer_sequence<int, u>{});
         }
     }
