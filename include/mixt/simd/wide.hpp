@@ -172,6 +172,20 @@ batch<T> load(const T* p) noexcept {
     }
 }
 
+/// load(p) for an operand of an operation that quiets a signaling NaN itself (+, -, *, / of floats: x86 returns
+/// the quiet form of the first NaN operand, the NaN load would have made): bf16 widened without load's quieting
+/// (a compare and a masked or per batch), the other types as load.
+template <class T>
+    requires has_batch_v<T>
+batch<T> load_operand(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return {_mm512_castsi512_ps(_mm512_slli_epi32(w, 16))};
+    } else {
+        return load(p);
+    }
+}
+
 /// All 16 lanes equal to x.
 template <class T>
     requires has_batch_v<T>
