@@ -858,6 +858,50 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
     }
 }
 
+// Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a
+// time in memory order (end_rows_of_one_block), as long_rows_transposed says for the CPU running the test: both
+// folds give each row's stream fold bit for bit here, whichever the CPU, for sums and for max over signed zeros.
+TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
+    using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, float>;
+    using max_op = mixt::detail::reduce_op<mixt::reduce_kind::max, float>;
+    constexpr Eigen::Index groups = 2, rows = groups * mixt::detail::lane_group;
+    std::mt19937 g(43);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
+    const auto add = [](float a, float b) { return a + b; };
+    const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    for (Eigen::Index n = 33; n <= 256; n += n < 70 ? 1 : 13) {
+        SCOPED_TRACE(n);
+        std::vector<float> x(static_cast<std::size_t>(rows * n)), m(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            x[i] = std::ldexp(d(g), e(g));
+            const int k = pick(g);
+            m[i] = k < 15 ? 0.0f : k < 30 ? -0.0f : -std::fabs(x[i]);
+        }
+        const auto row_of = [&](const std::vector<float>& v, Eigen::Index r) {
+            return std::vector<float>(v.begin() + r * n, v.begin() + (r + 1) * n);
+        };
+        const auto check = [&]<class Op>(Op, const std::vector<float>& v, float identity, auto combine) {
+            std::vector<float> in_order(static_cast<std::size_t>(rows));
+            for (Eigen::Index r = 0; r < rows; r += 8)
+                mixt::detail::end_rows_of_one_block<Op, float, 8>(
+                    v.data() + r * n, n, 8, [&](Eigen::Index h, float y) { in_order[static_cast<std::size_t>(r + h)] = y; });
+            std::vector<float> transposed(static_cast<std::size_t>(rows));
+            constexpr bool transposes = mixt::detail::transposes_rows_v<Op, float>;
+            if constexpr (transposes) mixt::detail::fold_rows_across<Op, float>(v.data(), n, groups, transposed.data());
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                const float want = model_fold(row_of(v, r), identity, combine);
+                EXPECT_EQ(bits(in_order[static_cast<std::size_t>(r)]), bits(want)) << r;
+                if constexpr (transposes) {
+                    EXPECT_EQ(bits(transposed[static_cast<std::size_t>(r)]), bits(want)) << r;
+                }
+            }
+        };
+        if (n <= mixt::detail::short_row_stream<sum_op, float>) check(sum_op{}, x, 0.0f, add);
+        check(max_op{}, m, -std::numeric_limits<float>::infinity(), model_max);
+    }
+}
+
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <support/nan_contract.hpp>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -511,7 +512,7 @@ TEST(simd_wide, fused_loop_on_words_matches_the_definition_at_every_length) {
 // f32 -> bf16 on every high half of an f32 (every bf16 neighbourhood: zeros, subnormals, normals, inf, NaN) with
 // low halves on and around the tie: the 16-lane store, its rounding kept in f32 lanes, and the 8-lane store,
 // against mixt::convert. Where the target has AVX512-BF16 this checks the CPU's vcvtneps2bf16 and the repair of the
-// lanes it reads as zero (subnormal inputs).
+// lanes it reads as zero (subnormal inputs), one batch at a time and in the fused loop's groups (store_group).
 TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     const std::uint32_t lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
                                     0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
@@ -520,6 +521,9 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     alignas(64) bf16 out16[16];
     alignas(64) bf16 out8[16];
     alignas(64) float rounded[16];
+    alignas(64) float ring[4][16];
+    alignas(64) bf16 grouped[64];
+    alignas(64) bf16 grouped3[48];
     for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
         for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | lows[k]);
         simd::wide::store(out16, simd::wide::batch<bf16>{_mm512_load_ps(in)});
@@ -535,6 +539,23 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                               << fn::bf16_bits(out16[k]) << ", 8-lane " << fn::bf16_bits(out8[k]) << ", want "
                               << fn::bf16_bits(want);
         }
+        // The fused loop's groups (store_group), of 4 and 3 batches: the last 4 high halves, so that groups with
+        // and without a subnormal lane in one of their batches both occur.
+        std::memcpy(ring[hi % 4], in, sizeof in);
+        if (hi < 3) continue;
+        const auto batch_at = [&](std::uint32_t h) { return simd::wide::batch<bf16>{_mm512_load_ps(ring[h % 4])}; };
+        simd::wide::store_group(grouped, std::array{batch_at(hi - 3), batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)});
+        simd::wide::store_group(grouped3, std::array{batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)});
+        for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 16; ++k) {
+                const float x = ring[(hi - 3 + static_cast<std::uint32_t>(j)) % 4][k];
+                const auto want = fn::bf16_bits(mixt::convert<bf16>(x));
+                const bool ok = fn::bf16_bits(grouped[j * 16 + k]) == want &&
+                                (j == 0 || fn::bf16_bits(grouped3[(j - 1) * 16 + k]) == want);
+                if (!ok && ++wrong <= 10)
+                    ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 4 "
+                                  << fn::bf16_bits(grouped[j * 16 + k]) << ", want " << want;
+            }
     }
     EXPECT_EQ(wrong, 0);
 }

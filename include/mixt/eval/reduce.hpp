@@ -121,7 +121,19 @@ inline const char* name(reduce_strategy s) {
     return "?";
 }
 
-/// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan).
+/// Whether the short rows of a reduction (its plan, make_reduce_plan) are read in place from its operand: one
+/// array of the accumulator type A, the kernel Kern its plain leaf, the rows one after another in memory.
+template <class A, class Kern, class Plan>
+bool rows_read_in_place(const Plan& plan) {
+    if constexpr (std::is_same_v<Kern, leaf_kernel<A>>)
+        return plan.rows_box.flat(1);
+    else
+        return false;
+}
+
+/// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
+/// longer than the lanes and read in place are transposed in registers or read in memory order as
+/// long_rows_transposed says for the CPU running the program.
 template <class Op, class A, class Kern, class Plan>
 reduce_strategy choose_reduce_strategy(const Plan& plan) {
 #if MIXT_SIMD_AVX512
@@ -131,9 +143,12 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     }
 #endif
     if constexpr (!Op::indexed) {
-        if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>)
-            return plan.stream <= lane_group || transposes_rows_v<Op, A> ? reduce_strategy::short_rows_across
-                                                                         : reduce_strategy::short_rows_in_blocks;
+        if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>) {
+            if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
+            if constexpr (transposes_rows_v<Op, A>)
+                if (!rows_read_in_place<A, Kern>(plan) || long_rows_transposed()) return reduce_strategy::short_rows_across;
+            return reduce_strategy::short_rows_in_blocks;
+        }
     }
     return reduce_strategy::streams;
 }
@@ -232,8 +247,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
             const A* direct = nullptr;
-            if constexpr (std::is_same_v<Kern, leaf_kernel<A>>)
-                if (plan.rows_box.flat(1)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
+            if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
@@ -258,6 +272,10 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             });
             return;
         }
+        // The rows from a buffer, or, in memory order, from the operand itself where it is one array of A whose
+        // rows lie one after another (no copy; whole batches only: a last group of fewer rows reads row_batch).
+        const A* direct = nullptr;
+        if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
             // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
@@ -265,10 +283,15 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             copy_sink<A> sink{values.get(), 0};
             for (index_t t = first; t < last; t += batch) {
                 const index_t n = std::min(batch, last - t);
-                sink.first = t * stream;
-                rows_source.run({}, t * stream, (t + n) * stream, sink);
+                const A* from = values.get();
+                if (direct && n == batch) {
+                    from = direct + t * stream;
+                } else {
+                    sink.first = t * stream;
+                    rows_source.run({}, t * stream, (t + n) * stream, sink);
+                }
                 for (index_t g = 0; g < n; g += row_batch) { // a last group of fewer rows: the values after them ignored
-                    end_rows_of_one_block<Op, A, row_batch>(values.get() + g * stream, stream, std::min(row_batch, n - g),
+                    end_rows_of_one_block<Op, A, row_batch>(from + g * stream, stream, std::min(row_batch, n - g),
                                                             [&](index_t h, const lane& v) {
                                                                 o[plan.out_offset(t + g + h)] =
                                                                     reduce_result<K, A, T>(v, reduced_count);

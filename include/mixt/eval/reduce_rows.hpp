@@ -73,6 +73,24 @@ inline constexpr bool transposes_rows_v =
     false;
 #endif
 
+/// Whether rows longer than lane_group, read in place from the operand, are turned into columns in registers
+/// (fold_rows_across, where transposes_rows_v) rather than folded a row at a time in memory order
+/// (end_rows_of_one_block). The transposition reads 16 rows at once, each at a stride of a whole row, a column
+/// of 16 values at a time: on AMD CPUs the hardware prefetcher does not follow that order through a page, and
+/// from DRAM the rows then took several times the hand loop's time, while read in memory order they run ahead of
+/// it; elsewhere the transposition is kept (docs/performance-notes.md, "Short rows by CPU family"). Decided once
+/// per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
+/// time instead. Rows of at most lane_group values are transposed everywhere (read in order they were slower on
+/// both families), and so are rows computed into a buffer first (in L1, where the order costs nothing).
+inline bool long_rows_transposed() noexcept {
+#if defined(MIXT_TRANSPOSE_LONG_ROWS)
+    return MIXT_TRANSPOSE_LONG_ROWS != 0;
+#else
+    static const bool transposed = !simd::cpu_is_amd();
+    return transposed;
+#endif
+}
+
 /// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
 /// unless transposes_rows_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
 /// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order

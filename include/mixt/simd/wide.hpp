@@ -19,6 +19,7 @@
 //   #endif
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -171,6 +172,20 @@ batch<T> load(const T* p) noexcept {
     }
 }
 
+/// load(p) for an operand of an operation that quiets a signaling NaN itself (+, -, *, / of floats: x86 returns
+/// the quiet form of the first NaN operand, the NaN load would have made): bf16 widened without load's quieting
+/// (a compare and a masked or per batch), the other types as load.
+template <class T>
+    requires has_batch_v<T>
+batch<T> load_operand(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return {_mm512_castsi512_ps(_mm512_slli_epi32(w, 16))};
+    } else {
+        return load(p);
+    }
+}
+
 /// All 16 lanes equal to x.
 template <class T>
     requires has_batch_v<T>
@@ -215,6 +230,33 @@ template <class T>
     requires ::mixt::detail::is_narrow_v<T>
 void stream_store(T* p, const batch<T>& b) noexcept {
     _mm_stream_si128(reinterpret_cast<__m128i*>(p), narrow::encode<T::value_dtype>(b.v));
+}
+
+/// store(p + k * lanes, b[k]) for each of the U batches of b (the fused loop's unrolled group). For bf16 with
+/// AVX512-BF16 the group is classified once: one test for a subnormal lane in any of its batches (which
+/// vcvtneps2bf16 reads as zero) chooses the CPU's conversion for all U batches, two batches per instruction
+/// (vcvtne2ps2bf16) and one 64-byte store, or the integer rounding for all U: one branch per group instead of
+/// one per batch, the bits store's either way (docs/performance-notes.md, "f32 -> bf16 with AVX512-BF16").
+template <class T, std::size_t U>
+void store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
+#if MIXT_SIMD_AVX512BF16
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        unsigned subnormal = 0; // or-ed as integers, not with _kor_mask16 (docs/performance-notes.md)
+        for (std::size_t k = 0; k < U; ++k) subnormal |= _mm512_fpclass_ps_mask(b[k].v, 0x20); // 0x20: denormal
+        if (__builtin_expect(subnormal == 0, 1)) {
+            std::size_t k = 0;
+            for (; k + 2 <= U; k += 2)
+                _mm512_storeu_si512(p + k * lanes, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[k + 1].v, b[k].v)));
+            if (k < U) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k * lanes), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(b[k].v)));
+        } else {
+            for (std::size_t k = 0; k < U; ++k)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k * lanes),
+                                    _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[k].v), 16)));
+        }
+        return;
+    }
+#endif
+    for (std::size_t k = 0; k < U; ++k) store(p + k * lanes, b[k]);
 }
 
 /// Lanes 8h .. 8h + 7 of b as an 8-lane batch (h is 0 or 1).
