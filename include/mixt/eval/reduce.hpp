@@ -247,7 +247,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
             const A* direct = nullptr;
-            if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
+            if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
+                if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
@@ -275,7 +276,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         // The rows from a buffer, or, in memory order, from the operand itself where it is one array of A whose
         // rows lie one after another (no copy; whole batches only: a last group of fewer rows reads row_batch).
         const A* direct = nullptr;
-        if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
+        if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
+            if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
             // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
