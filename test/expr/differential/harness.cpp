@@ -57,6 +57,17 @@ scalar random_int(dtype d, rng& g) {
     return ref::from_int(d, v);
 }
 
+// The narrow float of dtype `d` with code `c` (in the format's low bits).
+scalar narrow_code(dtype d, std::uint8_t c) {
+    return ref::with_type(d, [&](auto t) -> scalar {
+        using T = typename decltype(t)::type;
+        if constexpr (mixt::is_narrow_float_v<T>)
+            return ref::make<T>(T::from_bits(c));
+        else
+            throw std::logic_error("narrow_code: not a narrow float");
+    });
+}
+
 // A double, rounded to `d` by mixt::convert where it is not representable.
 double random_real(dtype d, rng& g) {
     static const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3.0, 127.5, 255.5, 0.1,
@@ -82,6 +93,8 @@ double random_real(dtype d, rng& g) {
     case 7: return (g.below(2) != 0 ? 1.0 : -1.0) * g.uniform() * std::ldexp(1.0, static_cast<int>(g.between(-40, 40)));
     default: { // any bit pattern of the dtype: subnormals, NaN payloads
         const std::uint64_t b = g.next();
+        if (mixt::is_small_float(d)) // any code of the format (its low `bits` bits): subnormals, NaN codes
+            return ref::to_double(narrow_code(d, static_cast<std::uint8_t>(b & ((1u << mixt::detail::format_of(d).bits) - 1u))));
         switch (d) {
         case dtype::float16: return static_cast<double>(Eigen::numext::bit_cast<Eigen::half>(static_cast<std::uint16_t>(b)));
         case dtype::bfloat16:
@@ -111,8 +124,15 @@ std::string show(const scalar& s) {
     std::visit(
         [&](auto v) {
             using T = decltype(v);
-            if constexpr (std::is_same_v<T, bool>) {
+            if constexpr (ref::is_no_value_v<T>) {
+                o << "(no value)";
+            } else if constexpr (std::is_same_v<T, bool>) {
                 o << (v ? "true" : "false");
+            } else if constexpr (mixt::is_narrow_int_v<T>) {
+                o << v.value();
+            } else if constexpr (mixt::is_narrow_float_v<T>) {
+                o << std::setprecision(17) << static_cast<double>(v) << " [code 0x" << std::hex << +v.bits() << std::dec
+                  << ']';
             } else if constexpr (std::is_integral_v<T>) {
                 o << +v;
             } else if constexpr (std::is_same_v<T, ref::c64> || std::is_same_v<T, ref::c128>) {
@@ -137,6 +157,20 @@ std::string dims_text(const std::vector<Eigen::Index>& d) {
 // The position of a real float among all values of its dtype: adjacent values differ by one, -0 == +0.
 std::int64_t ordered(const scalar& s) {
     std::uint64_t bits = 0, sign = 0;
+    if (mixt::is_small_float(ref::dtype_of(s))) {
+        // The code, sign and magnitude as the format lays them out (e8m0fnu has no sign: its code is its place).
+        std::visit(
+            [&](auto v) {
+                using T = decltype(v);
+                if constexpr (mixt::is_narrow_float_v<T>) {
+                    bits = v.bits();
+                    sign = mixt::detail::narrow_float_traits<T::value_dtype>::sign_bit;
+                }
+            },
+            s);
+        const auto mag = static_cast<std::int64_t>(bits & ~sign);
+        return (bits & sign) != 0 ? -mag : mag;
+    }
     switch (ref::dtype_of(s)) {
     case dtype::float16:
         bits = Eigen::numext::bit_cast<std::uint16_t>(std::get<Eigen::half>(s));
