@@ -586,9 +586,10 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, std:
     }
     case op::pow: {
         // A float or complex base with an integer or bool exponent keeps the base's type; the exponent is not
-        // converted to it.
+        // converted to it. The operands must join all the same (c128 ** int4 is undefined: no join).
         const bool keep = (is_float(ts[0]) || is_complex(ts[0])) && (is_int(ts[1]) || is_bool(ts[1]));
-        result = keep ? ts[0] : join(0);
+        const dtype j = join(0);
+        result = keep ? ts[0] : j;
         operands = keep ? ts : same(result);
         break;
     }

@@ -177,10 +177,13 @@ def rule(lat, op, ts, cast_to=None):
         j = lat.join(ts[1], ts[2])
         return (j, ['b', j, j]) if j else None
     if op == 'pow':
+        # The operands must join even where the base is kept (a narrow int exponent of a float base has none).
+        j = lat.join(*ts)
+        if j is None:
+            return None
         if k[0] in 'fc' and k[1] in 'uib':
             return ts[0], [ts[0], ts[1]]
-        j = lat.join(*ts)
-        return (j, [j, j]) if j else None
+        return j, [j, j]
     j = lat.join(*ts)
     if j is None:
         return None
