@@ -91,7 +91,17 @@ double random_real(dtype d, rng& g) {
     case 4:
     case 5: return static_cast<double>(g.between(-64, 64)) / static_cast<double>(1 + g.below(8));
     case 6:
-    case 7: return (g.below(2) != 0 ? 1.0 : -1.0) * g.uniform() * std::ldexp(1.0, static_cast<int>(g.between(-40, 40)));
+    case 7: {
+        // Any magnitude: for a narrow float, within its own exponent range (a magnitude up to 2^40 would be
+        // its overflow value, NaN or inf, most of the time).
+        int lo = -40, hi = 40;
+        if (mixt::is_small_float(d)) {
+            const mixt::float_format f = mixt::detail::format_of(d);
+            lo = 1 - f.bias - f.mantissa;
+            hi = (1 << f.exponent) - 1 - f.bias;
+        }
+        return (g.below(2) != 0 ? 1.0 : -1.0) * g.uniform() * std::ldexp(1.0, static_cast<int>(g.between(lo, hi)));
+    }
     default: { // any bit pattern of the dtype: subnormals, NaN payloads
         const std::uint64_t b = g.next();
         if (mixt::is_small_float(d)) // any code of the format (its low `bits` bits): subnormals, NaN codes
