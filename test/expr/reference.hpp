@@ -14,10 +14,14 @@
 // `C<re>,<im>`, typed scalars (mixt::strong) `S<dtype>:<value>` (`Si8:-3`, `Sc64:0x1p+0,-0x1p+1`), and one
 // name per operation (`op_names` below; `cast.<dtype>` for casts).
 //
+// The narrow dtypes (int4 uint4 int2 uint2 and the float8/float6/float4 formats) are values like the others:
+// decoded exactly by mixt::convert, joined by their place in JAX's lattice (table::join), computed as below.
+//
 // How each operation computes, given its operands already converted to the dtypes the rules say:
-//   - integers in 128-bit arithmetic, exact, then wrapped to the result's width once;
-//   - +, -, *, /, sqrt on floats in double for f16, bf16 and f32 (exact or, by the 2p+2 theorem, rounded
-//     once), directly in double for f64; the result then rounded once to the result dtype;
+//   - integers in 128-bit arithmetic, exact, then wrapped to the result's width once (int4 and int2 too);
+//   - +, -, *, /, sqrt on floats in double for f16, bf16, f32 and the narrow floats (exact or, by the 2p+2
+//     theorem, rounded once), directly in double for f64; the result then rounded once to the result dtype
+//     (e8m0fnu through f32's range first: detail::round_real);
 //   - floor_divide and % on floats: NumPy's divmod, in f32 for f16/bf16/f32 and in f64 for f64 (the
 //     algorithm is the definition, so it is followed step by step);
 //   - exp, log, sin, cos, tanh, pow on floats and everything not exactly rounded on complex values (* / sqrt
@@ -57,18 +61,36 @@ __extension__ typedef unsigned __int128 u128;
 // ---------------------------------------------------------------------------------------------------------------
 // Values: one alternative per concrete dtype, in the order of mixt::dtype, so that index() is the dtype.
 
+// The weak nodes i* f* c* (15 to 17) have no values: each holds a place of its own (`no_value<K>`, distinct types so
+// that std::get and std::in_place_type stay unambiguous), and the narrow dtypes follow at their own indices.
+
+/// The placeholder alternative of weak node K: never holds a value (make and convert never create one).
+template <int K>
+struct no_value {
+    friend constexpr bool operator==(no_value, no_value) noexcept = default;
+};
+template <class T>
+inline constexpr bool is_no_value_v = false;
+template <int K>
+inline constexpr bool is_no_value_v<no_value<K>> = true;
+
 using scalar = std::variant<bool, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
                             std::int16_t, std::int32_t, std::int64_t, Eigen::bfloat16, Eigen::half, float, double,
-                            c64, c128>;
+                            c64, c128, no_value<15>, no_value<16>, no_value<17>, mixt::uint2, mixt::uint4,
+                            mixt::int2, mixt::int4, mixt::float4_e2m1fn, mixt::float6_e2m3fn, mixt::float6_e3m2fn,
+                            mixt::float8_e3m4, mixt::float8_e4m3, mixt::float8_e8m0fnu, mixt::float8_e4m3b11fnuz,
+                            mixt::float8_e4m3fn, mixt::float8_e4m3fnuz, mixt::float8_e5m2, mixt::float8_e5m2fnuz>;
+static_assert(std::variant_size_v<scalar> == mixt::dtype_count, "one alternative per node of mixt::dtype");
 
 inline dtype dtype_of(const scalar& s) { return static_cast<dtype>(s.index()); }
 
 template <class T>
 scalar make(T v) {
+    static_assert(!is_no_value_v<T>, "reference: a weak node has no values");
     return scalar(std::in_place_type<T>, v);
 }
 
-inline bool is_concrete(dtype d) { return static_cast<std::size_t>(d) < 15; }
+inline bool is_concrete(dtype d) { return !mixt::is_weak(d); }
 
 /// Calls `f(std::type_identity<T>{})` with the storage type of a concrete dtype.
 template <class F>
@@ -89,6 +111,21 @@ decltype(auto) with_type(dtype d, F&& f) {
     case dtype::float64: return f(std::type_identity<double>{});
     case dtype::complex64: return f(std::type_identity<c64>{});
     case dtype::complex128: return f(std::type_identity<c128>{});
+    case dtype::uint2: return f(std::type_identity<mixt::uint2>{});
+    case dtype::uint4: return f(std::type_identity<mixt::uint4>{});
+    case dtype::int2: return f(std::type_identity<mixt::int2>{});
+    case dtype::int4: return f(std::type_identity<mixt::int4>{});
+    case dtype::float4_e2m1fn: return f(std::type_identity<mixt::float4_e2m1fn>{});
+    case dtype::float6_e2m3fn: return f(std::type_identity<mixt::float6_e2m3fn>{});
+    case dtype::float6_e3m2fn: return f(std::type_identity<mixt::float6_e3m2fn>{});
+    case dtype::float8_e3m4: return f(std::type_identity<mixt::float8_e3m4>{});
+    case dtype::float8_e4m3: return f(std::type_identity<mixt::float8_e4m3>{});
+    case dtype::float8_e8m0fnu: return f(std::type_identity<mixt::float8_e8m0fnu>{});
+    case dtype::float8_e4m3b11fnuz: return f(std::type_identity<mixt::float8_e4m3b11fnuz>{});
+    case dtype::float8_e4m3fn: return f(std::type_identity<mixt::float8_e4m3fn>{});
+    case dtype::float8_e4m3fnuz: return f(std::type_identity<mixt::float8_e4m3fnuz>{});
+    case dtype::float8_e5m2: return f(std::type_identity<mixt::float8_e5m2>{});
+    case dtype::float8_e5m2fnuz: return f(std::type_identity<mixt::float8_e5m2fnuz>{});
     default: throw std::invalid_argument("reference: " + std::string(mixt::name(d)) + " has no storage type");
     }
 }
@@ -96,10 +133,13 @@ decltype(auto) with_type(dtype d, F&& f) {
 /// The conversion at a node: mixt::convert, the documented scalar conversion.
 inline scalar convert(const scalar& x, dtype to) {
     return std::visit(
-        [&](auto v) {
-            return with_type(to, [&](auto t) {
+        [&](auto v) -> scalar {
+            return with_type(to, [&](auto t) -> scalar {
                 using T = typename decltype(t)::type;
-                return make<T>(mixt::convert<T>(v));
+                if constexpr (is_no_value_v<decltype(v)>)
+                    throw std::logic_error("reference: convert of a weak placeholder");
+                else
+                    return make<T>(mixt::convert<T>(v));
             });
         },
         x);
@@ -124,6 +164,8 @@ inline i128 to_int(const scalar& s) {
             using T = decltype(v);
             if constexpr (std::is_integral_v<T>)
                 return static_cast<i128>(v);
+            else if constexpr (mixt::is_narrow_int_v<T>)
+                return static_cast<i128>(v.value()); // the low bits, sign-extended for int4 and int2
             else
                 throw std::logic_error("reference: to_int of a non-integer");
         },
@@ -142,8 +184,8 @@ inline double to_double(const scalar& s) {
         [](auto v) -> double {
             using T = decltype(v);
             if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> ||
-                          std::is_same_v<T, float> || std::is_same_v<T, double>)
-                return mixt::convert<double>(v);
+                          std::is_same_v<T, float> || std::is_same_v<T, double> || mixt::is_narrow_float_v<T>)
+                return mixt::convert<double>(v); // narrow floats decode exactly (every code's value is a float)
             else
                 throw std::logic_error("reference: to_double of a non-float");
         },
@@ -154,6 +196,7 @@ inline double to_double(const scalar& s) {
 inline scalar from_double(dtype d, double v) { return convert(make<double>(v), d); }
 
 inline int component_precision(dtype d) {
+    if (mixt::is_small_float(d)) return mixt::detail::format_of(d).mantissa + 1;
     switch (d) {
     case dtype::bfloat16: return 8;
     case dtype::float16: return 11;
@@ -236,7 +279,19 @@ public:
     }
 #endif
 
+    /// The join of two nodes. The published table has the 18 classic nodes; the narrow ones are placed as JAX's
+    /// lattice places them: each narrow int directly above i*, each narrow float directly above f*, with nothing
+    /// above any of them. So a narrow node n joins x (to n) exactly where x <= n, i.e. x is n itself or x's join
+    /// with i* (f* for a narrow float) is i* (f*) in the table (b and i* for the ints; b, every integer, i* and
+    /// f* for the floats), and two different narrow nodes have no join.
     std::optional<dtype> join(dtype a, dtype b) const {
+        if (mixt::is_small(a) || mixt::is_small(b)) {
+            if (a == b) return a;
+            if (mixt::is_small(a) && mixt::is_small(b)) return std::nullopt;
+            const dtype small = mixt::is_small(a) ? a : b, other = mixt::is_small(a) ? b : a;
+            const dtype below = is_float(small) ? dtype::weak_float : dtype::weak_int;
+            return join(other, below) == below ? std::optional<dtype>(small) : std::nullopt;
+        }
         const auto i = index(a), j = index(b);
         if (i >= n || j >= n) return std::nullopt;
         return cells_[i][j];
@@ -531,9 +586,10 @@ inline void type(node& n, const std::vector<dtype>& leaves, const table& t, std:
     }
     case op::pow: {
         // A float or complex base with an integer or bool exponent keeps the base's type; the exponent is not
-        // converted to it.
+        // converted to it. The operands must join all the same (c128 ** int4 is undefined: no join).
         const bool keep = (is_float(ts[0]) || is_complex(ts[0])) && (is_int(ts[1]) || is_bool(ts[1]));
-        result = keep ? ts[0] : join(0);
+        const dtype j = join(0);
+        result = keep ? ts[0] : j;
         operands = keep ? ts : same(result);
         break;
     }
@@ -660,10 +716,18 @@ F numpy_floor_divide(F a, F b, F* modulus) {
     return floordiv;
 }
 
-// Exact +, -, *, /, sqrt of real floats: in double, rounded once to `d`.
-template <class F>
-scalar real_exact(dtype d, F f) {
-    return from_double(d, f());
+// The result of an exactly rounded operation on real floats (+ - * / sqrt neg abs, floor_divide and %),
+// computed in double, rounded once to the result dtype `d`. For f16, bf16, f32 and the narrow floats but e8m0fnu,
+// that is the exact result rounded once: + - * of two f32 values is exact in double or within double's range
+// rounded once, and / and sqrt rounded to double then to a format of p <= 24 bits give the correctly rounded
+// result (53 >= 2p + 2). e8m0fnu's range is f32's (2^-127 .. 2^127), and docs/semantics.md ("Narrow dtypes")
+// defines its operations as f32's result rounded once: a product or quotient beyond f32's range is f32's 0 or
+// inf before it is rounded (2^-100 * 2^-100 is e8m0fnu's NaN, where the exact 2^-200 would round to 2^-127).
+// So for e8m0fnu the double result goes through f32 first (rounding there only where it is beyond f32's range
+// or among f32's subnormals; e8m0fnu's one bit of significand then rounds the same as from the double).
+inline scalar round_real(dtype d, double v) {
+    if (d == dtype::float8_e8m0fnu) return from_double(d, to_double(from_double(dtype::float32, v)));
+    return from_double(d, v);
 }
 
 // Minimum / maximum as documented: NaN propagates (the first NaN operand), real floats order -0 below +0
@@ -771,8 +835,9 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
     const dtype s = n.operands[0]; // the operation's dtype (the join) for all but pow, where and cast
     const dtype r = n.value;
     const bool b = is_bool(s), in = is_int(s), f = is_float(s), c = is_complex(s);
-    // f16, bf16, f32 compute in double (exact or rounded once), f64 in double directly.
-    const auto real2 = [&](auto fn) { return from_double(r, fn(to_double(x[0]), to_double(x[1]))); };
+    // f16, bf16, f32 and the narrow floats compute in double (exact or rounded once), f64 in double directly;
+    // then rounded once to the result (round_real).
+    const auto real2 = [&](auto fn) { return detail::round_real(r, fn(to_double(x[0]), to_double(x[1]))); };
     const auto cplx2 = [&](auto fn) {
         const c128 p = to_c128(x[0]), q = to_c128(x[1]);
         // per component, each rounded once to the component type
@@ -820,11 +885,11 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
                                            &mf);
             m = mf;
         }
-        return exact(from_double(r, n.o == op::floor_divide ? q : m));
+        return exact(detail::round_real(r, n.o == op::floor_divide ? q : m));
     }
     case op::neg:
         if (in) return exact(from_int(r, -to_int(x[0])));
-        if (f) return exact(from_double(r, -to_double(x[0])));
+        if (f) return exact(detail::round_real(r, -to_double(x[0])));
         return exact(from_c128(r, -to_c128(x[0])));
     case op::eq:
     case op::ne:
@@ -870,10 +935,10 @@ inline evaluated evaluate(const node& n, const std::vector<std::vector<scalar>>&
             const i128 p = to_int(x[0]);
             return exact(from_int(r, p < 0 ? -p : p));
         }
-        if (f) return exact(from_double(r, std::fabs(to_double(x[0]))));
+        if (f) return exact(detail::round_real(r, std::fabs(to_double(x[0]))));
         return inexact(from_long_double(r, detail::abs_ld(detail::wide(x[0]))), transcendental_ulps);
     case op::sqrt:
-        if (f) return exact(from_double(r, std::sqrt(to_double(x[0]))));
+        if (f) return exact(detail::round_real(r, std::sqrt(to_double(x[0]))));
         return inexact(from_complex_long_double(r, std::sqrt(detail::wide(x[0]))), complex_ulps);
     case op::exp:
     case op::log:

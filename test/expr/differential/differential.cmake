@@ -16,8 +16,8 @@
 # (asan), whose compiles are the slowest, takes 32: still every operation, dtype, rank, height and shape of
 # its run (gen.py's coverage check), each under ASan and UBSan; the other configurations check the values of
 # more trees. gen.py fails a run that misses
-# an operation, dtype, rank or height; the run of 160 from 320 misses `&&`. The trees are split over
-# MIXT_DIFF_TUS translation units.
+# an operation, dtype (the narrow ones included, as leaves and as cast targets), rank or height; the run of 160
+# from 320 misses `||`. The trees are split over MIXT_DIFF_TUS translation units.
 
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 

@@ -8,8 +8,17 @@ Each tree becomes one GoogleTest case that
     (test/expr/reference.hpp), which recomputes every element from the tree's text.
 
 The dtypes are decided here by this file's own copy of the rules: joins come from the published table
-(test/data/promotion_jax_numpy.csv, 18 x 18 with the weak nodes i* f* c*), the per-operation rules are those of
-spec/lattice.md, written out below without looking at mixt's traits. A weak result is stored as i64 / f64 / c128.
+(test/data/promotion_jax_numpy.csv, 18 x 18 with the weak nodes i* f* c*), and for the narrow dtypes (int4 uint4
+int2 uint2, the float8/float6/float4 formats) from their place in JAX's lattice (Lattice.join2); the
+per-operation rules are those of spec/lattice.md, written out below without looking at mixt's traits. A weak
+result is stored as i64 / f64 / c128.
+
+The narrow dtypes come in through trees of their own theme (Generator.narrow_theme): one narrow dtype per tree,
+the least used so far, with the dtypes that join it (bool; for a narrow float the classic integers too) and one
+leaf of another narrow dtype, which only a cast combines (two narrow dtypes have no join). Their operations are
+those exactly rounded (docs/semantics.md: computed in f32 or i32, rounded or wrapped once to the narrow dtype),
+not exp log sin cos tanh pow of a narrow float; their literals fit them (an int literal within the range of a
+narrow int, or of a narrow float that has infinities); trees of a narrow value are not reduced.
 
 The trees are random but fixed: a tree's content depends only on --seed and its number, through the generator's
 own PRNG (splitmix64), so every machine and every Python version generates the same code.
@@ -35,17 +44,35 @@ import sys
 
 TAGS = ['b', 'u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64', 'bf16', 'f16', 'f32', 'f64', 'c64', 'c128',
         'i*', 'f*', 'c*']
-CONCRETE = TAGS[:15]
+# The narrow dtypes (docs/semantics.md, "Narrow dtypes"), by their long names, which are also their codes. The
+# published table has none of them: JAX's lattice puts each narrow int directly above i* and each narrow float
+# directly above f*, with nothing above any of them (Lattice.join).
+NARROW_INTS = ['uint2', 'uint4', 'int2', 'int4']
+NARROW_FLOATS = ['float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn', 'float8_e3m4', 'float8_e4m3', 'float8_e8m0fnu',
+                 'float8_e4m3b11fnuz', 'float8_e4m3fn', 'float8_e4m3fnuz', 'float8_e5m2', 'float8_e5m2fnuz']
+NARROW = NARROW_INTS + NARROW_FLOATS
+CONCRETE = TAGS[:15] + NARROW
 KIND = {'b': 'b', 'u8': 'u', 'u16': 'u', 'u32': 'u', 'u64': 'u', 'i8': 'i', 'i16': 'i', 'i32': 'i', 'i64': 'i',
-        'bf16': 'f', 'f16': 'f', 'f32': 'f', 'f64': 'f', 'c64': 'c', 'c128': 'c', 'i*': 'i', 'f*': 'f', 'c*': 'c'}
-BITS = {'b': 8, 'u8': 8, 'u16': 16, 'u32': 32, 'u64': 64, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64}
+        'bf16': 'f', 'f16': 'f', 'f32': 'f', 'f64': 'f', 'c64': 'c', 'c128': 'c', 'i*': 'i', 'f*': 'f', 'c*': 'c',
+        'uint2': 'u', 'uint4': 'u', 'int2': 'i', 'int4': 'i', **{t: 'f' for t in NARROW_FLOATS}}
+BITS = {'b': 8, 'u8': 8, 'u16': 16, 'u32': 32, 'u64': 64, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64,
+        'uint2': 2, 'uint4': 4, 'int2': 2, 'int4': 4}
 CPP = {'b': 'bool', 'u8': 'std::uint8_t', 'u16': 'std::uint16_t', 'u32': 'std::uint32_t', 'u64': 'std::uint64_t',
        'i8': 'std::int8_t', 'i16': 'std::int16_t', 'i32': 'std::int32_t', 'i64': 'std::int64_t',
        'bf16': 'Eigen::bfloat16', 'f16': 'Eigen::half', 'f32': 'float', 'f64': 'double',
-       'c64': 'std::complex<float>', 'c128': 'std::complex<double>'}
+       'c64': 'std::complex<float>', 'c128': 'std::complex<double>', **{t: f'mixt::{t}' for t in NARROW}}
 MIXT_TAG = {'b': 'bool_', 'u8': 'u8', 'u16': 'u16', 'u32': 'u32', 'u64': 'u64', 'i8': 'i8', 'i16': 'i16',
             'i32': 'i32', 'i64': 'i64', 'bf16': 'bf16', 'f16': 'f16', 'f32': 'f32', 'f64': 'f64', 'c64': 'c64',
-            'c128': 'c128', 'i*': 'weak_int', 'f*': 'weak_float', 'c*': 'weak_complex'}
+            'c128': 'c128', 'i*': 'weak_int', 'f*': 'weak_float', 'c*': 'weak_complex', **{t: t for t in NARROW}}
+# The largest finite value of the narrow floats that have infinities (IEEE 754's specials): an int literal beyond
+# it rounds to inf, which counts as not fitting (as 65520 for f16); the others' overflow is NaN or their maximum.
+NARROW_FLOAT_LIMIT = {'float8_e3m4': 15, 'float8_e4m3': 240, 'float8_e5m2': 57344}
+# Values each narrow float holds exactly (typed scalars of the dtype): e8m0fnu only powers of two, the fnuz
+# formats no -0.
+NARROW_FLOAT_POOL = {t: [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.0, 3.0] for t in NARROW_FLOATS}
+NARROW_FLOAT_POOL['float8_e8m0fnu'] = [1.0, 2.0, 0.5, 4.0, 2.0 ** -127, 2.0 ** 127]
+for _t in ('float8_e4m3fnuz', 'float8_e4m3b11fnuz', 'float8_e5m2fnuz'):
+    NARROW_FLOAT_POOL[_t] = [0.0, 1.0, -1.0, 0.5, 1.5, -2.0, 3.0]
 MATERIALIZE = {'i*': 'i64', 'f*': 'f64', 'c*': 'c128'}
 F16_LIMIT = 65520  # the smallest integer that rounds to inf in f16
 
@@ -77,11 +104,26 @@ class Lattice:
         if len(self.join_table) != len(TAGS) ** 2:
             sys.exit(f'gen.py: {path} is not an {len(TAGS)} x {len(TAGS)} table')
 
+    def join2(self, a, b):
+        """The join of two nodes, None where there is none. A narrow node n is above exactly the nodes below i*
+        (a narrow int) or f* (a narrow float), and below nothing: it joins x (to n) where x is n or x's join with
+        i* (f*) is i* (f*) in the table, and two different narrow nodes have no join."""
+        if a in NARROW or b in NARROW:
+            if a == b:
+                return a
+            if a in NARROW and b in NARROW:
+                return None
+            small, other = (a, b) if a in NARROW else (b, a)
+            below = 'f*' if small in NARROW_FLOATS else 'i*'
+            return small if self.join2(other, below) == below else None
+        r = self.join_table[(a, b)]
+        return r if r in KIND else None
+
     def join(self, *ts):
         r = ts[0]
         for t in ts[1:]:
-            r = self.join_table[(r, t)]
-            if r not in KIND:
+            r = self.join2(r, t)
+            if r is None:
                 return None
         return r
 
@@ -135,10 +177,13 @@ def rule(lat, op, ts, cast_to=None):
         j = lat.join(ts[1], ts[2])
         return (j, ['b', j, j]) if j else None
     if op == 'pow':
+        # The operands must join even where the base is kept (a narrow int exponent of a float base has none).
+        j = lat.join(*ts)
+        if j is None:
+            return None
         if k[0] in 'fc' and k[1] in 'uib':
             return ts[0], [ts[0], ts[1]]
-        j = lat.join(*ts)
-        return (j, [j, j]) if j else None
+        return j, [j, j]
     j = lat.join(*ts)
     if j is None:
         return None
@@ -174,7 +219,10 @@ THEMES = [
     (12, (['b', 'b', 'b', 'b', 'u8', 'i32'], [(1, 'i')])),                                # bool
     (20, (['bf16', 'f16', 'f32', 'f64', 'i8', 'u16', 'b'], [(3, 'i'), (3, 'f')])),        # floats
     (22, (['c64', 'c128', 'c64', 'c128', 'f32', 'i16'], [(1, 'i'), (1, 'f'), (2, 'c')])),  # complex
+    (22, None),                                    # narrow: one narrow dtype per tree (Generator.narrow_theme)
 ]
+NARROW_THEME = len(THEMES) - 1
+NARROW_CAST_CHANCE = 2 / 3
 
 
 # (operation, kind it computes in, not exactly rounded) at the root of the first trees
@@ -306,6 +354,9 @@ def walk(n):
 # them depends on whether the literal is converted to the array's dtype first.
 ROUNDING_SENSITIVE = [0.1, 1.0 / 3, 2049.0, 257.0, 65519.0, 2.0 ** 24 + 1, 1e-8, -0.1, 4097.0]
 ROUNDING_SENSITIVE_INTS = [2049, 257, 4097, 65519, 2 ** 24 + 1, 2 ** 53 + 1, -2049, 2 ** 63 - 1]
+# The same for the narrow floats, within the range of every one that has infinities (15 for e3m4): integers that
+# 1 to 4 significand bits cannot hold, some halfway between two of their values.
+ROUNDING_SENSITIVE_NARROW_INTS = [5, 7, 9, 11, 13, -13, 15]
 
 FLOAT_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 0.1, -7.75, 100.0, 65504.0, 65519.0, 65520.0, 1e5,
                   1e10, -1e20, 3.4028234663852886e38, 1e300, -1e300, 5e-324, 2.2250738585072014e-308, 1e-40,
@@ -387,6 +438,8 @@ def literal_fits(v, target):
         return lo <= v <= hi
     if target == 'f16':
         return -F16_LIMIT < v < F16_LIMIT
+    if target in NARROW_FLOAT_LIMIT:
+        return -NARROW_FLOAT_LIMIT[target] <= v <= NARROW_FLOAT_LIMIT[target]
     return True
 
 
@@ -396,6 +449,8 @@ class Generator:
         self.seed = seed
         self.op_count = collections.Counter()
         self.cast_count = {t: 0 for t in CONCRETE}
+        self.narrow_count = {t: 0 for t in NARROW}
+        self.tree_casts = collections.Counter()
         self.seen = set()
 
     # -- one tree ------------------------------------------------------------------------------------------------
@@ -414,17 +469,19 @@ class Generator:
         # A theme per tree: the leaves' dtypes and the literals' kinds. Mixed trees soon compute in floats, so
         # some trees keep to integers, to bool or to complex values, where those operations get exercised.
         theme = rng.weighted([(w, i) for i, (w, _) in enumerate(THEMES)])
-        want_inexact = rng.chance({1: 0.1, 2: 0.1, 4: 0.7}.get(theme, 0.3))
+        want_inexact = rng.chance({1: 0.1, 2: 0.1, 4: 0.7, NARROW_THEME: 0.1}.get(theme, 0.3))
         # The first trees each have a given operation on a given kind at the root: the combinations that random
         # trees seldom reach (complex functions, bool arithmetic) are then covered too.
         self.goal = GOALS[tid] if tid < len(GOALS) else None
         if self.goal:
             theme = {'b': 2, 'u': 1, 'i': 1, 'f': 3, 'c': 4}[self.goal[1]]
             want_inexact = self.goal[2]
-        self.theme = THEMES[theme][1]
+        self.narrow = theme == NARROW_THEME
+        self.theme = self.narrow_theme() if self.narrow else THEMES[theme][1]
         for _attempt in range(500):
             self.leaves = []
             self.nodes = 0
+            self.tree_casts = collections.Counter()
             root = self.node(0, depth, True, 'inexact' if want_inexact else 'exact', True)
             if root is not None and height(root) == depth:
                 break
@@ -444,8 +501,10 @@ class Generator:
         # throw mixt::overflow_error and write nothing.
         t['overflow'] = False
         if rng.chance(0.1):
+            # Not a narrow target: mixt's literal check (detail::literal_fits) range-checks the classic dtypes
+            # only, and the narrow ones' out-of-range int literals are not in docs/semantics.md's rules.
             slots = [n for n in walk(root) if isinstance(n, Lit) and n.kind == 'i' and n.target not in
-                     ('exact', 'b') and (KIND[n.target] in 'ui' or n.target == 'f16')]
+                     ('exact', 'b') and n.target not in NARROW and (KIND[n.target] in 'ui' or n.target == 'f16')]
             if slots:
                 lit = rng.choice(slots)
                 if lit.target == 'f16':
@@ -471,7 +530,9 @@ class Generator:
         t['to_eigen'] = tid % 8 == 0
         # One tree in three is also reduced: two reductions (over all axes, over one axis), the pair rotating
         # over the four the harness has (sum/max, mean/argmax, prod/argmin, any/all).
-        t['reduce'] = tid % 3 == 1
+        # Not a tree whose value is a narrow dtype: the harness's bounds for reduced floats are those of the
+        # classic dtypes (what remains to do for the narrow ones: a sum accumulated in f32 and rounded once).
+        t['reduce'] = tid % 3 == 1 and mat(tag) not in NARROW
         t['reduce_pair'] = (tid // 3) % 4
         self.shapes(t)
         for n in walk(root):
@@ -479,7 +540,23 @@ class Generator:
                 self.op_count[op_key(self.lat, n.op, n.kids, n.cast_to)] += 1
                 if n.op == 'cast':
                     self.cast_count[n.cast_to] += 1
+        for tag in t['leaves']:
+            if tag in NARROW:
+                self.narrow_count[tag] += 1
         return t
+
+    def narrow_theme(self):
+        """The leaves and literal kinds of a tree of the narrow theme: mostly one narrow dtype, the least used so
+        far in the run (so that every one appears in every stretch of narrow trees), with bool and, for a narrow
+        float, a classic integer (both join it), and one leaf of another narrow dtype, which joins nothing but
+        itself: the tree can only combine it through a cast."""
+        rng = self.rng
+        order = sorted(NARROW, key=lambda d: (self.narrow_count[d], rng.below(1000)))
+        main, other = order[0], order[1]
+        if main in NARROW_FLOATS:
+            ints = rng.choice(['u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64'])
+            return [main, main, main, 'b', ints, other], [(2, 'i'), (3, 'f')]
+        return [main, main, main, 'b', other], [(1, 'i')]
 
     def dims(self, rank):
         rng = self.rng
@@ -572,7 +649,8 @@ class Generator:
             return self.new_leaf(plain=rng.chance(0.2))
         self.nodes += 1
         for _attempt in range(30):
-            arity = rng.weighted([(4, 1), (7, 2), (2, 3)])
+            # (narrow trees: more unary nodes, where their casts are)
+            arity = rng.weighted([(6, 1), (6, 2), (1, 3)] if self.narrow else [(4, 1), (7, 2), (2, 3)])
             if want == 'inexact' and root:
                 arity = rng.weighted([(6, 1), (4, 2)])
             if root and self.goal:
@@ -598,9 +676,18 @@ class Generator:
                 continue
             # Favour the operations used least so far on this kind of operands, so that every one is well
             # covered on every kind it has.
-            op, cast_to = rng.weighted([(1.0 / (1 + self.op_count[op_key(self.lat, o, kids, c)]) ** 2, (o, c))
-                                        for o, c in ops])
+            # A node of a tree of the narrow theme is a cast two times in three where it can be: a cast is how a
+            # narrow dtype meets the others, and the cast targets are twice as many with the narrow ones, each
+            # to be covered by every run.
+            casts = [x for x in ops if x[0] == 'cast']
+            if self.narrow and casts and rng.chance(NARROW_CAST_CHANCE):
+                op, cast_to = rng.choice(casts)
+            else:
+                op, cast_to = rng.weighted([(1.0 / (1 + self.op_count[op_key(self.lat, o, kids, c)]) ** 2, (o, c))
+                                            for o, c in ops])
             n = Node(op, kids, cast_to)
+            if op == 'cast':
+                self.tree_casts[cast_to] += 1
             n.tag, n.operands = rule(self.lat, op, [k.tag for k in kids], cast_to)
             n.exact = exactly_rounded(op, n.tag, [k.tag for k in kids])
             self.place_literals(n)
@@ -623,6 +710,10 @@ class Generator:
                 r = rule(self.lat, op, tags, c)
                 if r is None:
                     continue
+                # Not exp log sin cos tanh pow on a narrow float: mixt rounds f32's function to the format, the
+                # reference its long double value, and the harness compares narrow results bit for bit.
+                if op in TRANSCENDENTAL + ('pow',) and r[0] in NARROW_FLOATS:
+                    continue
                 exact = exactly_rounded(op, r[0], tags)
                 if (want == 'exact') != exact:
                     continue
@@ -633,8 +724,10 @@ class Generator:
         if casts and all_casts:
             out += casts
         elif casts:
-            fewest = min(self.cast_count[c] for _, c in casts)
-            out.append(self.rng.choice([x for x in casts if self.cast_count[x[1]] == fewest]))
+            # the casts of the run so far and of this tree so far (cast_count counts a tree once it is done)
+            used = {c: self.cast_count[c] + self.tree_casts[c] for _, c in casts}
+            fewest = min(used.values())
+            out.append(self.rng.choice([x for x in casts if used[x[1]] == fewest]))
         return out
 
     @staticmethod
@@ -661,6 +754,13 @@ class Generator:
     def strong(self, tag):
         rng = self.rng
         k = KIND[tag]
+        if tag in NARROW_INTS:
+            lo, hi = int_range(tag)
+            v = rng.int_between(lo, hi)
+            return Strong(tag, v, f'mixt::strong({CPP[tag]}({v}))')
+        if tag in NARROW_FLOATS:
+            v = rng.choice(NARROW_FLOAT_POOL[tag])
+            return Strong(tag, v, f'mixt::strong({CPP[tag]}({v.hex()}))')
         if k == 'b':
             v = rng.chance(0.5)
             return Strong(tag, int(v), f'mixt::strong({"true" if v else "false"})')
@@ -719,13 +819,14 @@ class Generator:
                 continue
             target = n.operands[i]
             others = [o for j, o in enumerate(n.kids) if j != i]
-            if (n.op in COMPARISONS and k.kind in 'if' and KIND[mat(others[0].tag)] != 'c'):
+            if (n.op in COMPARISONS and k.kind in 'if' and KIND[mat(others[0].tag)] != 'c' and
+                    target not in NARROW):
                 target = 'exact'  # mixt compares a real array with a real literal without converting the literal
             k.target = target if target == 'exact' else mat(target)
             sensitive = (n.op in COMPARISONS and KIND[mat(others[0].tag)] == 'f' and mat(others[0].tag) != 'f64'
                          and rng.chance(0.5))
             if sensitive and k.kind == 'i':
-                k.value = rng.choice(ROUNDING_SENSITIVE_INTS)
+                k.value = rng.choice(ROUNDING_SENSITIVE_NARROW_INTS if k.target in NARROW else ROUNDING_SENSITIVE_INTS)
                 k.spelling = spell_int(rng, k.value)
             elif sensitive and k.kind == 'f':
                 k.value = rng.choice(ROUNDING_SENSITIVE)
@@ -738,6 +839,8 @@ class Generator:
                     v = random_int(rng, lo, hi)
                 elif k.target == 'f16':
                     v = random_int(rng, -F16_LIMIT + 1, F16_LIMIT - 1)
+                elif k.target in NARROW_FLOAT_LIMIT:
+                    v = random_int(rng, -NARROW_FLOAT_LIMIT[k.target], NARROW_FLOAT_LIMIT[k.target])
                 else:
                     v = random_int(rng, -2 ** 63, 2 ** 64 - 1)
                 assert k.target == 'exact' or literal_fits(v, k.target)
@@ -906,7 +1009,7 @@ def counts(trees):
     cast targets, ranks, heights, shapes), then the node results, the inexact roots and the overflows."""
     ops = {op: 0 for op in OPS}
     leaf_dtypes = {t: 0 for t in CONCRETE}
-    results = {t: 0 for t in TAGS}
+    results = {t: 0 for t in TAGS + NARROW}
     lits = {'i': 0, 'f': 0, 'c': 0, 'strong scalar': 0, 'Eigen expression leaf': 0}
     casts = {t: 0 for t in CONCRETE}
     ranks = {r: 0 for r in range(5)}
