@@ -196,6 +196,24 @@ TEST(assign, rank_zero_and_empty) {
     EXPECT_THROW((void)mixt::eval(mixt::lazy(e3) + 300), mixt::overflow_error); // checked even so
 }
 
+TEST(assign, an_integer_literal_beyond_a_narrow_dtype_throws_and_compares_exactly) {
+    // As for the other ints and f16: an int4 + 100 does not wrap silently, e5m2 + 70000 does not become inf.
+    Eigen::Tensor<mixt::int4, 1> w(3);
+    w.setConstant(mixt::int4(5));
+    Eigen::Tensor<mixt::int4, 1> out(3);
+    out.setConstant(mixt::int4(1));
+    EXPECT_THROW(mixt::assign(out, mixt::lazy(w) + 100), mixt::overflow_error);
+    EXPECT_EQ(out(0).value(), 1); // nothing written
+    Eigen::Tensor<mixt::float8_e5m2, 1> f(3);
+    f.setConstant(mixt::float8_e5m2(2.0f));
+    EXPECT_THROW((void)mixt::eval(mixt::lazy(f) * 70000), mixt::overflow_error);
+    // A comparison with such a literal compares exact values (int4's 5 < 100), as u8 < 300 does.
+    const Eigen::Tensor<bool, 1> below = mixt::eval(mixt::lazy(w) < 100);
+    EXPECT_TRUE(below(0) && below(1) && below(2));
+    const Eigen::Tensor<bool, 1> above = mixt::eval(mixt::lazy(w) > -100);
+    EXPECT_TRUE(above(0) && above(1) && above(2));
+}
+
 TEST(assign, every_size_around_the_vector_width) {
     for (Eigen::Index n = 1; n <= 40; ++n) {
         Eigen::Tensor<std::uint16_t, 1> a(n);

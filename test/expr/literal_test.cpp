@@ -56,6 +56,30 @@ TEST(literal, fits_the_dtype_it_is_converted_to) {
     EXPECT_TRUE(d::literal_fits<Eigen::half>(1e6)); // a float literal overflows to inf as a cast does
 }
 
+TEST(literal, fits_a_narrow_dtype_only_within_its_range) {
+    // Narrow ints: their range, as the other ints (no silent wrap).
+    EXPECT_TRUE(d::literal_fits<mixt::int4>(7));
+    EXPECT_TRUE(d::literal_fits<mixt::int4>(-8));
+    EXPECT_FALSE(d::literal_fits<mixt::int4>(8));
+    EXPECT_FALSE(d::literal_fits<mixt::int4>(100));
+    EXPECT_FALSE(d::literal_fits<mixt::int4>(-9));
+    EXPECT_TRUE(d::literal_fits<mixt::uint2>(3));
+    EXPECT_FALSE(d::literal_fits<mixt::uint2>(4));
+    EXPECT_FALSE(d::literal_fits<mixt::uint4>(-1));
+    // Narrow floats: an integer that rounds to a finite value, not to inf or NaN, nor saturated.
+    EXPECT_TRUE(d::literal_fits<mixt::float8_e5m2>(57344));   // e5m2's largest
+    EXPECT_TRUE(d::literal_fits<mixt::float8_e5m2>(61439));   // rounds down to it
+    EXPECT_FALSE(d::literal_fits<mixt::float8_e5m2>(61440));  // rounds to inf
+    EXPECT_TRUE(d::literal_fits<mixt::float8_e4m3fn>(464));   // halfway: rounds to 448 (even)
+    EXPECT_FALSE(d::literal_fits<mixt::float8_e4m3fn>(465));  // its NaN
+    EXPECT_TRUE(d::literal_fits<mixt::float4_e2m1fn>(6));     // e2m1's largest
+    EXPECT_TRUE(d::literal_fits<mixt::float4_e2m1fn>(-5));    // rounds to -4 (ties to even)
+    EXPECT_FALSE(d::literal_fits<mixt::float4_e2m1fn>(100));  // would saturate to 6
+    EXPECT_FALSE(d::literal_fits<mixt::float8_e8m0fnu>(0));   // no zero: its NaN
+    EXPECT_TRUE(d::literal_fits<mixt::float8_e8m0fnu>(3));    // rounds to 4
+    EXPECT_TRUE(d::literal_fits<mixt::float8_e4m3fn>(1e6));   // a float literal becomes the overflow value, as JAX's
+}
+
 TEST(literal, a_comparison_with_a_literal_that_does_not_fit_compares_exact_values) {
     Eigen::Tensor<std::uint8_t, 1> u8(4);
     u8.setValues({0, 1, 200, 255});

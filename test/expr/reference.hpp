@@ -517,6 +517,14 @@ inline bool literal_fits(const scalar& lit, dtype target) {
         const i128 hi = is_signed_int(target) ? (i128(1) << (bits - 1)) - 1 : (i128(1) << bits) - 1;
         return v >= lo && v <= hi;
     }
+    if (is_float(target) && mixt::is_small(target)) {
+        // A narrow float (docs/semantics.md): the integer rounds to a finite value of the format (not to its inf
+        // or NaN), not by saturation: within half an ulp of that value.
+        const double r = to_double(convert(lit, target));
+        if (!std::isfinite(r)) return false;
+        const double x = static_cast<double>(to_int(lit));
+        return std::fabs(x - r) <= std::fabs(r) * std::ldexp(1.0, -(mixt::format_of(target).mantissa + 1));
+    }
     if (is_float(target)) return !std::isinf(to_double(convert(lit, target)));
     return true;
 }

@@ -11,6 +11,7 @@
 //     literal_compare_parts, which takes such a node apart for a back end.
 // Everything that runs per element is EIGEN_DEVICE_FUNC, so it compiles as device code.
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -116,8 +117,19 @@ template <class S, class V>
 bool literal_fits(const V& v) {
     if constexpr (std::is_integral_v<V> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
         return exact_order(v, std::numeric_limits<S>::lowest()) >= 0 && exact_order(v, std::numeric_limits<S>::max()) <= 0;
+    } else if constexpr (std::is_integral_v<V> && is_narrow_int_v<S>) {
+        // int4, uint4, int2, uint2: the type's range, as for the other ints (int4 + 100 does not wrap silently).
+        return exact_order(v, std::int64_t{S::min_value}) >= 0 && exact_order(v, std::int64_t{S::max_value}) <= 0;
     } else if constexpr (std::is_integral_v<V> && is_float_like_v<S>) {
         return !Eigen::numext::isinf(mixt::convert<S>(v));
+    } else if constexpr (std::is_integral_v<V> && is_narrow_float_v<S>) {
+        // A narrow float: the integer rounds to a finite value of the format (not to its inf or NaN, as f16's
+        // rule), and not by saturation (the finite-only formats' overflow): within half an ulp of that value.
+        const double r = mixt::convert<double>(mixt::convert<S>(v));
+        if (!Eigen::numext::isfinite(r)) return false;
+        const double x = static_cast<double>(v); // (an integer beyond 2^53 is far beyond every format's range)
+        constexpr int mantissa = format_of(S::value_dtype).mantissa;
+        return std::abs(x - r) <= std::abs(r) * std::ldexp(1.0, -(mantissa + 1));
     } else {
         return true;
     }

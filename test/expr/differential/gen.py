@@ -501,8 +501,9 @@ class Generator:
         # throw mixt::overflow_error and write nothing.
         t['overflow'] = False
         if rng.chance(0.1):
-            # Not a narrow target: mixt's literal check (detail::literal_fits) range-checks the classic dtypes
-            # only, and the narrow ones' out-of-range int literals are not in docs/semantics.md's rules.
+            # Not a narrow target: the narrow dtypes' range checks (detail::literal_fits) are tested on their own
+            # (test/expr/literal_test.cpp, test/eval/assign_test.cpp); here a narrow target's int literal that does
+            # not fit is one the reference expects to throw, like any other.
             slots = [n for n in walk(root) if isinstance(n, Lit) and n.kind == 'i' and n.target not in
                      ('exact', 'b') and n.target not in NARROW and (KIND[n.target] in 'ui' or n.target == 'f16')]
             if slots:
