@@ -523,7 +523,7 @@ inline bool literal_fits(const scalar& lit, dtype target) {
         const double r = to_double(convert(lit, target));
         if (!std::isfinite(r)) return false;
         const double x = static_cast<double>(to_int(lit));
-        return std::fabs(x - r) <= std::fabs(r) * std::ldexp(1.0, -(mixt::format_of(target).mantissa + 1));
+        return std::fabs(x - r) <= std::fabs(r) * std::ldexp(1.0, -(mixt::detail::format_of(target).mantissa + 1));
     }
     if (is_float(target)) return !std::isinf(to_double(convert(lit, target)));
     return true;
