@@ -64,9 +64,13 @@ CPP = {'b': 'bool', 'u8': 'std::uint8_t', 'u16': 'std::uint16_t', 'u32': 'std::u
 MIXT_TAG = {'b': 'bool_', 'u8': 'u8', 'u16': 'u16', 'u32': 'u32', 'u64': 'u64', 'i8': 'i8', 'i16': 'i16',
             'i32': 'i32', 'i64': 'i64', 'bf16': 'bf16', 'f16': 'f16', 'f32': 'f32', 'f64': 'f64', 'c64': 'c64',
             'c128': 'c128', 'i*': 'weak_int', 'f*': 'weak_float', 'c*': 'weak_complex', **{t: t for t in NARROW}}
-# The largest finite value of the narrow floats that have infinities (IEEE 754's specials): an int literal beyond
-# it rounds to inf, which counts as not fitting (as 65520 for f16); the others' overflow is NaN or their maximum.
-NARROW_FLOAT_LIMIT = {'float8_e3m4': 15, 'float8_e4m3': 240, 'float8_e5m2': 57344}
+# The int literals each narrow float takes (mixt's detail::literal_fits: an integer must round to a finite value
+# without saturating): the integers up to its largest finite value; e8m0fnu's are the positive ones (0 and the
+# negatives are its NaN).
+NARROW_FLOAT_INTS = {'float8_e3m4': (-15, 15), 'float8_e4m3': (-240, 240), 'float8_e4m3fn': (-448, 448),
+                     'float8_e4m3fnuz': (-240, 240), 'float8_e4m3b11fnuz': (-30, 30), 'float8_e5m2': (-57344, 57344),
+                     'float8_e5m2fnuz': (-57344, 57344), 'float8_e8m0fnu': (1, 2 ** 20), 'float6_e2m3fn': (-7, 7),
+                     'float6_e3m2fn': (-28, 28), 'float4_e2m1fn': (-6, 6)}
 # Values each narrow float holds exactly (typed scalars of the dtype): e8m0fnu only powers of two, the fnuz
 # formats no -0.
 NARROW_FLOAT_POOL = {t: [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.0, 3.0] for t in NARROW_FLOATS}
@@ -438,8 +442,9 @@ def literal_fits(v, target):
         return lo <= v <= hi
     if target == 'f16':
         return -F16_LIMIT < v < F16_LIMIT
-    if target in NARROW_FLOAT_LIMIT:
-        return -NARROW_FLOAT_LIMIT[target] <= v <= NARROW_FLOAT_LIMIT[target]
+    if target in NARROW_FLOAT_INTS:
+        lo, hi = NARROW_FLOAT_INTS[target]
+        return lo <= v <= hi
     return True
 
 
@@ -828,6 +833,9 @@ class Generator:
                          and rng.chance(0.5))
             if sensitive and k.kind == 'i':
                 k.value = rng.choice(ROUNDING_SENSITIVE_NARROW_INTS if k.target in NARROW else ROUNDING_SENSITIVE_INTS)
+                if k.target in NARROW_FLOAT_INTS and not literal_fits(k.value, k.target):
+                    lo, hi = NARROW_FLOAT_INTS[k.target]  # (no draw: the trees stay those of the seed)
+                    k.value = max(lo, min(hi, k.value))
                 k.spelling = spell_int(rng, k.value)
             elif sensitive and k.kind == 'f':
                 k.value = rng.choice(ROUNDING_SENSITIVE)
@@ -840,8 +848,8 @@ class Generator:
                     v = random_int(rng, lo, hi)
                 elif k.target == 'f16':
                     v = random_int(rng, -F16_LIMIT + 1, F16_LIMIT - 1)
-                elif k.target in NARROW_FLOAT_LIMIT:
-                    v = random_int(rng, -NARROW_FLOAT_LIMIT[k.target], NARROW_FLOAT_LIMIT[k.target])
+                elif k.target in NARROW_FLOAT_INTS:
+                    v = random_int(rng, *NARROW_FLOAT_INTS[k.target])
                 else:
                     v = random_int(rng, -2 ** 63, 2 ** 64 - 1)
                 assert k.target == 'exact' or literal_fits(v, k.target)
