@@ -192,7 +192,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     case route::through_temporary:
         // (Only where a destination or a leaf has no view, which also makes the route Eigen's: no other
         // instantiation copies through Eigen's executor.)
-        if constexpr (fixed == route::eigen)
+        if constexpr (fixed == route::eigen && !packed_memory_v<D>) // (a packed one: the error above)
             run_through_temporary(dst, e, device);
         else
             throw std::logic_error("mixt: internal: a temporary planned for an expression of arrays in memory");
