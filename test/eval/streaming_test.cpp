@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -214,6 +215,80 @@ TEST(streaming, every_length_and_offset_on_a_thread_pool) {
     Eigen::ThreadPool pool(2);
     const Eigen::ThreadPoolDevice device(&pool, 2);
     check_all(device);
+}
+
+// Runs of short rows whose scale is read once per row (run_rows_of), streamed where every row starts on a
+// 64-byte boundary: the destination at every element offset (so some stream and some do not), rows of one, two
+// and three batches (and of 64 elements, no longer short: runs of one row), the guard bytes around it kept.
+template <class R, class Make, class Want>
+void check_rows(Make&& make, Want&& want) {
+    constexpr Eigen::Index rows = 37;
+    constexpr std::size_t guard = 64 / sizeof(R) + 1;
+    for (const Eigen::Index n : {16, 32, 48, 64}) {
+        const auto e = make(rows, n);
+        if (mixt::simd::avx512 && n < d::short_run) {
+            Eigen::Tensor<R, 2, Eigen::RowMajor> probe(rows, n);
+            EXPECT_NE(mixt::explain(probe, e.expr).find("operands read once per row 1\n"), std::string::npos);
+        }
+        for (std::size_t offset = 0; offset < 64 / sizeof(R) + 1; ++offset) {
+            const std::size_t total = static_cast<std::size_t>(rows * n) + offset + 2 * guard;
+            std::vector<unsigned char> raw(total * sizeof(R) + 64, 0xA5);
+            const auto base = (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63};
+            R* dst = reinterpret_cast<R*>(base) + guard + offset;
+            const std::vector<unsigned char> before(raw);
+            Eigen::TensorMap<Eigen::Tensor<R, 2, Eigen::RowMajor>> map(dst, rows, n);
+            mixt::assign(map, e.expr);
+            for (Eigen::Index r = 0; r < rows; ++r)
+                for (Eigen::Index j = 0; j < n; ++j) {
+                    const R w = want(e, r, j);
+                    ASSERT_EQ(std::memcmp(&dst[r * n + j], &w, sizeof(R)), 0) << "n=" << n << " offset=" << offset << " at " << r << ", " << j;
+                }
+            const auto* first = reinterpret_cast<const unsigned char*>(dst);
+            const auto* last = reinterpret_cast<const unsigned char*>(dst + rows * n);
+            for (std::size_t b = 0; b < raw.size(); ++b) {
+                if (raw.data() + b < first || raw.data() + b >= last) {
+                    ASSERT_EQ(raw[b], before[b]) << "byte " << b << ", n=" << n;
+                }
+            }
+        }
+    }
+}
+
+TEST(streaming, runs_of_rows_with_a_value_per_row) {
+    using e2m1 = mixt::float4_e2m1fn;
+    using e8m0 = mixt::float8_e8m0fnu;
+    using bf16 = Eigen::bfloat16;
+    // MXFP4 blocks dequantized to bf16: every code of both types among the values.
+    struct mx {
+        Eigen::Tensor<e2m1, 2, Eigen::RowMajor> w;
+        Eigen::Tensor<e8m0, 2, Eigen::RowMajor> s;
+        decltype(mixt::cast<bf16>(mixt::cast<float>(mixt::lazy(w)) * mixt::cast<float>(mixt::lazy(s)))) expr;
+        mx(Eigen::Index rows, Eigen::Index n)
+            : w(rows, n), s(rows, 1), expr(mixt::cast<bf16>(mixt::cast<float>(mixt::lazy(w)) * mixt::cast<float>(mixt::lazy(s)))) {
+            std::mt19937 g(21);
+            for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = e2m1::from_bits(static_cast<std::uint8_t>(g() % 16));
+            for (Eigen::Index i = 0; i < s.size(); ++i) s.data()[i] = e8m0::from_bits(static_cast<std::uint8_t>(g()));
+        }
+    };
+    check_rows<bf16>([](Eigen::Index rows, Eigen::Index n) { return mx(rows, n); },
+                     [](const mx& e, Eigen::Index r, Eigen::Index j) {
+                         return mixt::convert<bf16>(d::mul_fn{}(static_cast<float>(e.w(r, j)), static_cast<float>(e.s(r, 0))));
+                     });
+    // f32 values times an f16 scale per row.
+    struct scaled {
+        Eigen::Tensor<float, 2, Eigen::RowMajor> x;
+        Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor> s;
+        decltype(mixt::lazy(x) * s) expr;
+        scaled(Eigen::Index rows, Eigen::Index n) : x(rows, n), s(rows, 1), expr(mixt::lazy(x) * s) {
+            std::mt19937 g(22);
+            for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(static_cast<int>(g() % 201) - 100) / 8;
+            for (Eigen::Index i = 0; i < s.size(); ++i) s.data()[i] = Eigen::half(static_cast<float>(g() % 64) / 16);
+        }
+    };
+    check_rows<float>([](Eigen::Index rows, Eigen::Index n) { return scaled(rows, n); },
+                      [](const scaled& e, Eigen::Index r, Eigen::Index j) {
+                          return d::mul_fn{}(e.x(r, j), mixt::convert<float>(e.s(r, 0)));
+                      });
 }
 
 // In place (the destination is a leaf), through the buffer: each chunk is read before it is overwritten.

@@ -30,6 +30,8 @@ T value_at(std::mt19937& g, int i) {
     std::uniform_int_distribution<int> d(-100, 100);
     if constexpr (std::is_same_v<T, bool>) {
         return d(g) > 0;
+    } else if constexpr (mixt::is_narrow_float_v<T>) {
+        return T::from_bits(static_cast<std::uint8_t>(g())); // every code, NaNs included
     } else if constexpr (std::is_integral_v<T>) {
         return static_cast<T>(d(g));
     } else if constexpr (std::is_same_v<T, c64> || std::is_same_v<T, c128>) {
@@ -153,6 +155,69 @@ void check_shapes_of_every_kind() {
 TEST(strided, broadcasting_matches_the_flat_pass_bit_for_bit) {
     check_shapes_of_every_kind<Eigen::ColMajor>();
     check_shapes_of_every_kind<Eigen::RowMajor>();
+}
+
+// Runs of short rows whose f16, bf16 or narrow float operands are broadcast along the rows (a scale per block
+// of 32 elements): read once per row (run_rows_of), all of them or the first, the others staged as copies.
+// Every code of the narrow types among the values; rows of one, two and three wide batches (48: a pair and a
+// single), and rows the rule leaves to the staged copies (20: not whole batches).
+template <int L>
+void check_rows_read_once() {
+    using A3 = std::array<index_t, 3>;
+    using A2 = std::array<index_t, 2>;
+    using e2m1 = mixt::float4_e2m1fn;
+    using e8m0 = mixt::float8_e8m0fnu;
+    for (const index_t n : {16, 32, 48, 20}) {
+        SCOPED_TRACE(::testing::Message() << "rows of " << n);
+        // The MXFP4 block dequantization: e2m1 codes, an e8m0 scale per row (NaN, 2^-127 and 2^127 among them).
+        const auto mx = [](const auto& x, const auto& y) {
+            return mixt::cast<Eigen::bfloat16>(mixt::cast<float>(mixt::lazy(x)) * mixt::cast<float>(mixt::lazy(y)));
+        };
+        check_pair<e2m1, e8m0, L>(A3{37, 5, n}, A3{37, 5, 1}, A3{37, 5, n}, mx);
+        // An f16 scale per row of f32 values (the leaf read once per row is the only hoistable one), and f16
+        // values times a bf16 per row (the second of two hoistable leaves).
+        check_pair<float, Eigen::half, L>(A2{70, n}, A2{70, 1}, A2{70, n},
+                                          [](const auto& x, const auto& y) { return mixt::lazy(x) * y; });
+        check_pair<Eigen::half, Eigen::bfloat16, L>(A2{70, n}, A2{70, 1}, A2{70, n},
+                                                    [](const auto& x, const auto& y) { return mixt::lazy(x) * y + 1; });
+        // Two leaves per row, both read once per row: e4m3 weights, an f16 scale and a bf16 offset per row,
+        // rounded to e4m3 (a narrow destination).
+        {
+            const auto x = filled<mixt::float8_e4m3fn, 2, L>(A2{70, n}, 13);
+            const auto sc = filled<Eigen::half, 2, L>(A2{70, 1}, 14);
+            const auto of = filled<Eigen::bfloat16, 2, L>(A2{70, 1}, 15);
+            const auto build = [](const auto& a, const auto& b, const auto& c) {
+                return mixt::cast<mixt::float8_e4m3fn>(mixt::cast<float>(mixt::lazy(a)) * b + c);
+            };
+            const auto expected = mixt::eval(build(x, materialized<2>(sc, A2{70, n}), materialized<2>(of, A2{70, n})));
+            EXPECT_TRUE(same_bits(mixt::eval(build(x, sc, of)), expected));
+            Eigen::ThreadPool pool(2);
+            Eigen::ThreadPoolDevice device(&pool, 2);
+            auto pooled = expected;
+            pooled.setZero();
+            mixt::assign(pooled, build(x, sc, of), device);
+            EXPECT_TRUE(same_bits(pooled, expected));
+            // A destination staged between the computation and its memory: every other row of a larger tensor.
+            Eigen::Tensor<mixt::float8_e4m3fn, 2, L> wide(140, n);
+            mixt::assign(wide.stride(Eigen::array<index_t, 2>{2, 1}), build(x, sc, of));
+            Eigen::Tensor<mixt::float8_e4m3fn, 2, L> every_other = wide.stride(Eigen::array<index_t, 2>{2, 1});
+            EXPECT_TRUE(same_bits(every_other, expected));
+        }
+    }
+}
+
+TEST(strided, leaves_broadcast_along_short_rows_are_read_once_per_row) {
+    check_rows_read_once<Eigen::RowMajor>();
+    check_rows_read_once<Eigen::ColMajor>();
+    // The plan says so (row-major, rows of 32 of whole batches on every SIMD target).
+    Eigen::Tensor<mixt::float4_e2m1fn, 3, Eigen::RowMajor> w(8, 64, 32);
+    Eigen::Tensor<mixt::float8_e8m0fnu, 3, Eigen::RowMajor> s(8, 64, 1);
+    Eigen::Tensor<Eigen::bfloat16, 3, Eigen::RowMajor> out(8, 64, 32);
+    const std::string plan =
+        mixt::explain(out, mixt::cast<Eigen::bfloat16>(mixt::cast<float>(mixt::lazy(w)) * mixt::cast<float>(mixt::lazy(s))));
+    if (mixt::simd::avx2) {
+        EXPECT_THAT(plan, HasSubstr("staged operands 0, operands read once per row 1\n"));
+    }
 }
 
 TEST(strided, rank_one_operands_mix_with_either_layout) {

@@ -67,11 +67,17 @@ void explain_pass(std::ostringstream& out, const elementwise_plan<R, M>& plan) {
         out << '\n';
     }
     if (plan.path == route::runs) {
-        std::size_t staged = 0;
-        for (std::size_t k = 0; k < M; ++k) staged += plan.runs.direct[k] ? 0 : 1;
+        std::size_t staged = 0, per_row = 0;
+        for (std::size_t k = 0; k < M; ++k) {
+            const bool once = k > 0 && k <= 64 && ((plan.runs.per_row >> (k - 1)) & 1) != 0;
+            per_row += once ? 1 : 0;
+            staged += plan.runs.direct[k] || once ? 0 : 1;
+        }
         const run_plan& r = plan.runs.plan;
         out << "runs: " << r.items << " of " << (r.rows > 1 ? r.rows * plan.space.inner() : r.piece)
-            << " elements, staged operands " << staged << '\n';
+            << " elements, staged operands " << staged;
+        if (per_row > 0) out << ", operands read once per row " << per_row;
+        out << '\n';
     }
     if constexpr (static_route<D, E, Eigen::DefaultDevice>() == route::runs)
         if (plan.path == route::flat || plan.path == route::runs)

@@ -128,28 +128,65 @@ struct leaf_kernel {
     void prefetch(index_t i) const { prefetch_elements<Count>(p, i & mask); }
 };
 
-/// An f16 or bf16 leaf broadcast along a run (a strided pass's leaf of mask 0, whose copies of the value
-/// stage_broadcast made, eval/strided.hpp): its batches are loaded and converted once, when the kernel is
-/// built, instead of for every batch (a per-row f16 scale costs an f16 conversion per batch otherwise). The
-/// same loads as leaf_kernel's, so the same values, NaN payloads included. Its run-time values are leaf_kernel's.
+/// Whether a leaf of type T is worth converting once where its value is broadcast (hoisted_leaf_kernel): the
+/// types whose every batch costs a conversion (f16, bf16, the narrow floats).
+template <class T>
+inline constexpr bool hoistable_v = is_small_float_v<T> || is_narrow_float_v<T>;
+
+/// The f32 bits of each of the 256 codes of the narrow float D.
+template <dtype D>
+inline constexpr std::array<std::uint32_t, 256> narrow_f32_bits_table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (unsigned c = 0; c < 256; ++c) t[c] = narrow_to_f32_bits<D>(static_cast<std::uint8_t>(c));
+    return t;
+}();
+
+/// The batches of `lanes` copies of x, as loads of them make them (the same bits, NaN payloads included).
+template <class T>
+simd::batch<T> copies_batch(T x) {
+    alignas(64) T c[simd::lanes];
+    for (auto& e : c) e = x;
+    return simd::load(c);
+}
+#if MIXT_SIMD_AVX512
+template <class T>
+simd::wide::batch<T> wide_copies_batch(T x) {
+    if constexpr (is_narrow_float_v<T>) {
+        // The decoded value (decode's, bit for bit) from a table of the 256 codes: one load and broadcast.
+        return {_mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(narrow_f32_bits_table<T::value_dtype>[x.bits()])))};
+    } else {
+        alignas(64) T c[simd::wide::lanes];
+        for (auto& e : c) e = x;
+        return simd::wide::load(c);
+    }
+}
+#endif
+
+/// A leaf whose value is the same along a run (hoistable_v types), or along each row of a run of rows: its
+/// batches are loaded and converted once, when the kernel is built (or row_of moves it to a row), instead of
+/// for every batch (a per-row f16 scale costs an f16 conversion per batch otherwise). Its run-time values are
+/// leaf_kernel's, the mask read as a step: the value of row r is p[r * mask] (a strided pass's run of rows,
+/// run_rows_of); a run that is one value has mask 0 (hoists_leaves). The batches are those of loads of the
+/// value's copies, so the same values as leaf_kernel's, NaN payloads included.
 template <class T>
 struct hoisted_leaf_kernel {
-    static_assert(is_small_float_v<T>);
+    static_assert(hoistable_v<T>);
     const T* p;
     index_t mask;
     simd::batch<T> v;
 #if MIXT_SIMD_AVX512
     simd::wide::batch<T> wv;
 #endif
-    /// The kernel of the copies of a value at p (mask: 0).
+    /// The kernel of the value at p (of row 0 where mask is a step).
     static hoisted_leaf_kernel of(const T* p, index_t mask) {
-        eigen_assert(mask == 0); // p: broadcast_copies copies of the value (hoists_leaves)
 #if MIXT_SIMD_AVX512
-        return {p, mask, simd::load(p), simd::wide::load(p)};
+        return {p, mask, copies_batch(*p), wide_copies_batch(*p)};
 #else
-        return {p, mask, simd::load(p)};
+        return {p, mask, copies_batch(*p)};
 #endif
     }
+    /// The kernel of row r's value (from the kernel of row 0).
+    hoisted_leaf_kernel row(index_t r) const { return of(p + r * mask, mask); }
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
     const simd::batch<T>& at_store(index_t) const { return v; }
@@ -165,7 +202,6 @@ struct hoisted_leaf_kernel {
 /// How many copies of a broadcast operand's value a leaf with mask 0 reads: the widest load of any loop (32
 /// words, simd::wide::load_words).
 inline constexpr index_t broadcast_copies = 32;
-static_assert(broadcast_copies >= 16, "mixt: hoisted_leaf_kernel loads a wide batch from the copies");
 
 template <class T>
 struct const_kernel {
@@ -670,34 +706,94 @@ kernel_from(std::type_identity<literal_compare_kernel<Fn, LiteralLeft, J, L, K>>
     return literal_compare_kernel<Fn, LiteralLeft, J, L, K>::of(kernel_from<I>(std::type_identity<K>{}, t),
                                                                 std::get<I + kernel_arg_count_v<K>>(t));
 }
-/// K with its f16 and bf16 leaves as hoisted_leaf_kernel (the same run-time values): the kernel of the runs in
-/// which every such leaf is broadcast (hoists_leaves).
+/// How many array leaves a kernel has (in the tree's order, which kernel_args and a strided pass's operands
+/// follow).
 template <class K>
+inline constexpr std::size_t leaf_count_v = 0; // a literal
+template <class T>
+inline constexpr std::size_t leaf_count_v<leaf_kernel<T>> = 1;
+template <class T>
+inline constexpr std::size_t leaf_count_v<hoisted_leaf_kernel<T>> = 1;
+template <class S, class K>
+inline constexpr std::size_t leaf_count_v<convert_kernel<S, K>> = leaf_count_v<K>;
+template <class Fn, class R, class... Ks>
+inline constexpr std::size_t leaf_count_v<op_kernel<Fn, R, Ks...>> = (std::size_t{0} + ... + leaf_count_v<Ks>);
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+inline constexpr std::size_t leaf_count_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> = leaf_count_v<K>;
+
+/// A set of leaves: bit j for leaf j (the leaves after the 64th are never in one).
+using leaf_set = std::uint64_t;
+constexpr leaf_set leaf_set_after(leaf_set s, std::size_t leaves) { return leaves >= 64 ? 0 : s >> leaves; }
+
+/// K with the leaves of the set S (bit 0: K's first leaf) that are of hoistable_v types as
+/// hoisted_leaf_kernel (the same run-time values).
+template <class K, leaf_set S>
 struct hoisted_kernel {
     using type = K;
 };
-template <class T>
-struct hoisted_kernel<leaf_kernel<T>> {
-    using type = std::conditional_t<is_small_float_v<T>, hoisted_leaf_kernel<T>, leaf_kernel<T>>;
+template <class T, leaf_set S>
+struct hoisted_kernel<leaf_kernel<T>, S> {
+    using type = std::conditional_t<hoistable_v<T> && (S & 1) != 0, hoisted_leaf_kernel<T>, leaf_kernel<T>>;
 };
-template <class S, class K>
-struct hoisted_kernel<convert_kernel<S, K>> {
-    using type = convert_kernel<S, typename hoisted_kernel<K>::type>;
+template <class S0, class K, leaf_set S>
+struct hoisted_kernel<convert_kernel<S0, K>, S> {
+    using type = convert_kernel<S0, typename hoisted_kernel<K, S>::type>;
 };
-template <class Fn, class R, class... Ks>
-struct hoisted_kernel<op_kernel<Fn, R, Ks...>> {
-    using type = op_kernel<Fn, R, typename hoisted_kernel<Ks>::type...>;
+/// How many leaves the first C of the kernels Ks have.
+template <std::size_t C, class... Ks>
+constexpr std::size_t leaves_before() {
+    constexpr std::size_t counts[] = {leaf_count_v<Ks>..., 0};
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < C; ++c) n += counts[c];
+    return n;
+}
+template <class Fn, class R, class... Ks, leaf_set S>
+struct hoisted_kernel<op_kernel<Fn, R, Ks...>, S> {
+    template <class I>
+    using child = typename hoisted_kernel<boost::mp11::mp_at<boost::mp11::mp_list<Ks...>, I>,
+                                          leaf_set_after(S, leaves_before<I::value, Ks...>())>::type;
+    using type = boost::mp11::mp_apply<op_kernel, boost::mp11::mp_append<boost::mp11::mp_list<Fn, R>,
+                                                                         boost::mp11::mp_transform<child, boost::mp11::mp_iota_c<sizeof...(Ks)>>>>;
 };
-template <class Fn, bool LiteralLeft, class J, class L, class K>
-struct hoisted_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> {
-    using type = literal_compare_kernel<Fn, LiteralLeft, J, L, typename hoisted_kernel<K>::type>;
+template <class Fn, bool LiteralLeft, class J, class L, class K, leaf_set S>
+struct hoisted_kernel<literal_compare_kernel<Fn, LiteralLeft, J, L, K>, S> {
+    using type = literal_compare_kernel<Fn, LiteralLeft, J, L, typename hoisted_kernel<K, S>::type>;
 };
-template <class K>
-using hoisted_kernel_t = typename hoisted_kernel<K>::type;
 
-/// Whether a kernel has an f16 or bf16 leaf (hoisted_kernel_t changes it): the leaves whose every batch costs a
-/// conversion, which hoisted_kernel_t saves where they are broadcast along a run (the only kernels it is
-/// compiled for).
+/// The set of K's leaves whose types T have P<T>::value.
+template <class K, template <class> class P>
+inline constexpr leaf_set leaves_where_v = 0;
+template <class T, template <class> class P>
+inline constexpr leaf_set leaves_where_v<leaf_kernel<T>, P> = P<T>::value ? 1 : 0;
+template <class S, class K, template <class> class P>
+inline constexpr leaf_set leaves_where_v<convert_kernel<S, K>, P> = leaves_where_v<K, P>;
+template <class Fn, class R, class... Ks, template <class> class P>
+inline constexpr leaf_set leaves_where_v<op_kernel<Fn, R, Ks...>, P> = [] {
+    constexpr leaf_set sets[] = {leaves_where_v<Ks, P>..., 0};
+    constexpr std::size_t counts[] = {leaf_count_v<Ks>..., 0};
+    leaf_set s = 0;
+    std::size_t at = 0;
+    for (std::size_t c = 0; c < sizeof...(Ks); ++c) {
+        if (at < 64) s |= sets[c] << at;
+        at += counts[c];
+    }
+    return s;
+}();
+template <class Fn, bool LiteralLeft, class J, class L, class K, template <class> class P>
+inline constexpr leaf_set leaves_where_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>, P> = leaves_where_v<K, P>;
+
+template <class T>
+struct is_hoistable : std::bool_constant<hoistable_v<T>> {};
+template <class T>
+struct is_small_float : std::bool_constant<is_small_float_v<T>> {};
+
+/// K with its f16 and bf16 leaves as hoisted_leaf_kernel: the kernel of the runs in which every such leaf is
+/// broadcast (hoists_leaves).
+template <class K>
+using hoisted_kernel_t = typename hoisted_kernel<K, leaves_where_v<K, is_small_float>>::type;
+
+/// Whether a kernel has an f16 or bf16 leaf: the leaves whose every batch costs a conversion, which
+/// hoisted_kernel_t saves where they are broadcast along a run (the only kernels it is compiled for).
 template <class K>
 inline constexpr bool has_small_float_leaf_v = !std::is_same_v<hoisted_kernel_t<K>, K>;
 
@@ -714,6 +810,33 @@ bool hoists_leaves(const std::array<index_t, L>& masks) {
             any = true;
         }
     return any;
+}
+
+/// The kernel k (of row 0) with its hoisted leaves at row r's values (run_rows_of).
+template <class T>
+leaf_kernel<T> row_of(const leaf_kernel<T>& k, index_t) {
+    return k;
+}
+template <class T>
+hoisted_leaf_kernel<T> row_of(const hoisted_leaf_kernel<T>& k, index_t r) {
+    return k.row(r);
+}
+template <class T>
+const_kernel<T> row_of(const const_kernel<T>& k, index_t) {
+    return k;
+}
+template <class S, class K>
+convert_kernel<S, K> row_of(const convert_kernel<S, K>& k, index_t r) {
+    return {row_of(k.k, r)};
+}
+template <class Fn, class R, class... Ks>
+op_kernel<Fn, R, Ks...> row_of(const op_kernel<Fn, R, Ks...>& k, index_t r) {
+    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{row_of(c, r)...}}; }, k.ks);
+}
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+literal_compare_kernel<Fn, LiteralLeft, J, L, K> row_of(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
+                                                       index_t r) {
+    return {row_of(k.k, r), k.f, k.literal_b};
 }
 
 /// The kernel of type K with the run-time values args (those kernel_args lists).
@@ -1002,6 +1125,75 @@ void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_option
         }
     }
     fill(dst + begin, begin, end);
+}
+
+/// The batch width of run_rows_of: a row's length must be a multiple of it.
+template <class D, class K>
+inline constexpr index_t row_lanes_v = [] {
+#if MIXT_SIMD_AVX512
+    if constexpr (wide_loop_v<D, K>) return simd::wide::lanes;
+#endif
+    return simd::lanes;
+}();
+
+/// Whether run_rows_of<true, D, K> streams (only its 16-lane loop does): its destination must then be aligned
+/// to simd::wide::stream_group_alignment at every row.
+template <class D, class K>
+inline constexpr bool rows_stream_v = [] {
+#if MIXT_SIMD_AVX512
+    return streaming_enabled && wide_loop_v<D, K>;
+#else
+    return false;
+#endif
+}();
+
+/// Computes `rows` rows of n elements (n a multiple of row_lanes_v<D, K>), elements [r * n, r * n + n) into
+/// out[r * n, r * n + n), with the kernel K whose run-time values are args, its hoisted leaves at row r's values
+/// (row_of): a strided pass's run of short rows that each broadcast a value (a scale per block of 32 elements),
+/// which then costs one load and conversion per row rather than a copy per element (eval/strided.hpp). With
+/// Stream (rows_stream_v), by streaming stores.
+template <bool Stream, class D, class K, class... Args>
+MIXT_FLATTEN void run_rows_of(D* out, index_t rows, index_t n, Args... args) {
+    const K k = kernel_from_args<K>(args...);
+#if MIXT_SIMD_AVX512
+    if constexpr (wide_loop_v<D, K>) {
+        // Pairs of batches (one bf16 conversion and 64-byte store per pair), then the row's odd batch if any:
+        // one loop per case, so that a row of one pair is a few instructions besides the work.
+        constexpr index_t ww = simd::wide::lanes;
+        const auto rows_of = [&]<bool Odd>(std::bool_constant<Odd>) {
+            index_t i = 0;
+            for (index_t r = 0; r < rows; ++r) {
+                const K kr = row_of(k, r);
+                for (const index_t pairs_end = i + n - (Odd ? ww : 0); i < pairs_end; i += 2 * ww) {
+                    const std::array pair{kr.wide_at_store(i), kr.wide_at_store(i + ww)};
+                    if constexpr (Stream)
+                        simd::wide::stream_store_group(out + i, pair);
+                    else
+                        simd::wide::store_group(out + i, pair);
+                }
+                if constexpr (Odd) {
+                    if constexpr (Stream)
+                        simd::wide::stream_store_group(out + i, std::array{kr.wide_at_store(i)});
+                    else
+                        simd::wide::store_group(out + i, std::array{kr.wide_at_store(i)});
+                    i += ww;
+                }
+            }
+        };
+        if (n % (2 * ww) == 0)
+            rows_of(std::false_type{});
+        else
+            rows_of(std::true_type{});
+    } else
+#endif
+    {
+        static_assert(!Stream, "mixt: run_rows_of streams only with 16-lane batches");
+        index_t i = 0;
+        for (index_t r = 0; r < rows; ++r) {
+            const K kr = row_of(k, r);
+            for (const index_t end = i + n; i < end; i += simd::lanes) store_batch(out + i, kr, i);
+        }
+    }
 }
 
 } // namespace mixt::detail

@@ -184,7 +184,8 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
             plan.path = route::flat;
         } else {
             plan.path = route::runs;
-            plan.runs = plan_runs(plan.space, strided_pass_of<view_element_t<D>, E, R>::capacity, packed_operands_v<D, E>);
+            using pass = strided_pass_of<view_element_t<D>, E, R>;
+            plan.runs = plan_runs(plan.space, pass::capacity, packed_operands_v<D, E>, pass::row_rule);
         }
     }
     plan.pass = decide_pass(plan.elements, bytes_in, sizeof(DstScalar), device,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -255,17 +256,27 @@ index_t stage_broadcast(T* buffer, const T* src, index_t len) {
 }
 
 /// How a space is cut into runs, and which operands are read (or written) in place: direct[k] for operand k
-/// (0: the destination).
+/// (0: the destination); per_row: the leaves (bit k - 1 for operand k) read in place once per row of a run of
+/// rows, their value broadcast along it (run_rows_of), neither in place nor staged.
 template <std::size_t M>
 struct run_layout {
     run_plan plan;
     std::array<bool, M> direct{};
+    leaf_set per_row = 0;
 };
 
-/// `packed[k]`: operand k is packed memory, staged whatever its strides.
+/// Which leaves a pass's runs of short rows may read once per row (its kernel's hoisted_kernel variants):
+/// `hoistable[k]` for operand k, of a hoistable_v type; every row's length a multiple of `lanes` (0: never).
+template <std::size_t M>
+struct row_hoisting {
+    std::array<bool, M> hoistable{};
+    index_t lanes = 0;
+};
+
+/// `packed[k]`: operand k is packed memory, staged whatever its strides. `rows`: the pass's row_hoisting.
 template <int R, std::size_t M>
 run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_elements,
-                        const std::array<bool, M>& packed = {}) {
+                        const std::array<bool, M>& packed = {}, const row_hoisting<M>& rows = {}) {
     run_layout<M> out;
     const auto rk = static_cast<std::size_t>(s.rank);
     const index_t n = s.inner();
@@ -281,10 +292,23 @@ run_layout<M> plan_runs(const iteration_space<R, M>& s, index_t stage = stage_el
         fold_rows = std::min(fold_rows, s.dims[rk - 2]);
     }
     const bool fold = fold_rows >= 2;
+    // In runs of rows of whole batches, the leaves of hoistable types broadcast along the rows (a scale per
+    // block) are read once per row: all of them, or the first where not all are (the kernel variants the pass
+    // compiles); the others are staged as copies.
+    if (fold && rows.lanes > 0 && n % rows.lanes == 0) {
+        leaf_set all = 0, broadcast = 0;
+        for (std::size_t k = 1; k < M && k <= 64; ++k)
+            if (rows.hoistable[k]) {
+                all |= leaf_set{1} << (k - 1);
+                if (!packed[k] && s.strides[k][rk - 1] == 0) broadcast |= leaf_set{1} << (k - 1);
+            }
+        out.per_row = broadcast == all ? broadcast : broadcast & (~broadcast + 1);
+    }
     bool staged = false;
     for (std::size_t k = 0; k < M; ++k) {
-        out.direct[k] = !packed[k] && s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
-        staged = staged || !out.direct[k];
+        const bool per_row = k > 0 && k <= 64 && ((out.per_row >> (k - 1)) & 1) != 0;
+        out.direct[k] = !packed[k] && !per_row && s.strides[k][rk - 1] == 1 && (!fold || s.strides[k][rk - 2] == n);
+        staged = staged || (!out.direct[k] && !per_row);
     }
     run_plan& p = out.plan;
     if (fold) {
@@ -386,7 +410,13 @@ struct strided_pass {
                         const auto src = std::get<J>(data) + off[J + 1];
                         T* buffer = reinterpret_cast<T*>(stage + stage_offsets[J + 1]);
                         const auto [row_stride, stride] = strides_of(J + 1);
-                        if constexpr (is_packed_element_v<E>) {
+                        if (J < 64 && ((layout.per_row >> J) & 1) != 0) {
+                            // Read once per row by run_rows_of: its value of row r at src[r * row_stride].
+                            if constexpr (!is_packed_element_v<E>) {
+                                ptrs[J] = src;
+                                masks[J] = row_stride;
+                            }
+                        } else if constexpr (is_packed_element_v<E>) {
                             // Packed memory: unpacked into the stage (unless the stage holds these elements).
                             if (cached[J] != src.bytes || cached_first[J] != src.first || cached_len[J] < len) {
                                 unpack_strided(buffer, src, rows, cols, row_stride, stride);
@@ -420,16 +450,23 @@ struct strided_pass {
             }(std::make_index_sequence<L>{});
             const auto run_args = with_leaf_pointers(args, ptrs, masks);
             const bool hoist = hoists_leaves<stage_t<Ts>...>(masks);
+            // The kernel over the run's elements, into out: row by row where leaves are read once per row.
+            const auto compute_run = [&](D* out, pass_options o) {
+                if (layout.per_row != 0)
+                    compute_rows(out, rows, n, run_args, o.stream, layout.per_row);
+                else
+                    compute(out, len, run_args, o, hoist);
+            };
             if constexpr (is_packed_element_v<Dst>) {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
-                compute(buffer, len, run_args, pass_options{false, options.prefetch}, hoist);
+                compute_run(buffer, pass_options{false, options.prefetch});
                 const auto [row_stride, stride] = strides_of(0);
                 pack_strided(dst + off[0], buffer, rows, cols, row_stride, stride);
             } else if (layout.direct[0]) {
-                compute(dst + off[0], len, run_args, pass_options{options.stream, options.prefetch, false}, hoist);
+                compute_run(dst + off[0], pass_options{options.stream, options.prefetch, false});
             } else {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
-                compute(buffer, len, run_args, pass_options{false, options.prefetch}, hoist);
+                compute_run(buffer, pass_options{false, options.prefetch});
                 const auto [row_stride, stride] = strides_of(0);
                 copy_strided<true>(buffer, dst + off[0], rows, cols, row_stride, stride);
             }
@@ -442,6 +479,56 @@ struct strided_pass {
     /// copies instead).
     static constexpr bool hoists =
         has_small_float_leaf_v<K> && !block_loop_v<false, D, K> && !block_loop_v<true, D, K>;
+
+    /// The leaves of hoistable types, and the row length runs of rows need to read them once per row (0:
+    /// never): where the kernel runs the batch loops (not the block loop, nor the loop on words) of a SIMD target.
+    static constexpr leaf_set row_hoistable = leaves_where_v<K, is_hoistable>;
+    static constexpr bool hoists_rows = simd::avx2 && row_hoistable != 0 && !block_loop_v<false, D, K> &&
+                                        !block_loop_v<true, D, K> && !word_loop_v<D, K>;
+    static constexpr row_hoisting<M> row_rule = [] {
+        row_hoisting<M> r;
+        if constexpr (hoists_rows) {
+            for (std::size_t j = 0; j < L && j < 64; ++j) r.hoistable[j + 1] = ((row_hoistable >> j) & 1) != 0;
+            r.lanes = row_lanes_v<D, K>;
+        }
+        return r;
+    }();
+
+    /// Computes `rows` rows of n elements into out with the leaves of the set `per_row` (run_layout::per_row: all
+    /// of the kernel's hoistable leaves, or one) read once per row; streamed where `stream` and out allows.
+    static void compute_rows(D* out, index_t rows, index_t n, const args_t& a, bool stream, leaf_set per_row) {
+        if constexpr (hoists_rows) {
+            const auto with = [&]<leaf_set S>(std::integral_constant<leaf_set, S>) {
+                using Kern = typename hoisted_kernel<K, S>::type;
+                if constexpr (rows_stream_v<D, Kern>) {
+                    constexpr std::size_t alignment = simd::wide::stream_group_alignment;
+                    if (stream && reinterpret_cast<std::uintptr_t>(out) % alignment == 0 &&
+                        static_cast<std::size_t>(n) * sizeof(D) % alignment == 0) {
+                        std::apply([&](const auto&... x) { run_rows_of<true, D, Kern>(out, rows, n, x...); }, a);
+                        return;
+                    }
+                }
+                std::apply([&](const auto&... x) { run_rows_of<false, D, Kern>(out, rows, n, x...); }, a);
+            };
+            if constexpr (std::popcount(row_hoistable) > 1) {
+                if (per_row == row_hoistable) {
+                    with(std::integral_constant<leaf_set, row_hoistable>{});
+                    return;
+                }
+            }
+            [&]<std::size_t... J>(std::index_sequence<J...>) {
+                (
+                    [&] {
+                        if constexpr (J < 64 && ((row_hoistable >> J) & 1) != 0)
+                            if (per_row == leaf_set{1} << J) with(std::integral_constant<leaf_set, leaf_set{1} << J>{});
+                    }(),
+                    ...);
+            }(std::make_index_sequence<L>{});
+        } else {
+            (void)out, (void)rows, (void)n, (void)a, (void)stream, (void)per_row;
+            eigen_assert(false && "mixt: a run of rows without a pass that reads leaves once per row");
+        }
+    }
 
     /// Computes elements [0, len) of the run whose kernel values are `a` into out; `hoist`: hoists_leaves.
     static void compute(D* out, index_t len, const args_t& a, pass_options o, bool hoist = false) {

@@ -259,6 +259,32 @@ void store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
     for (std::size_t k = 0; k < U; ++k) store(p + k * lanes, b[k]);
 }
 
+/// store_group(p, b) with streaming stores: p must be aligned to stream_group_alignment (a pair of bf16 batches
+/// is one 64-byte store, as in store_group).
+inline constexpr std::size_t stream_group_alignment = 64;
+template <class T, std::size_t U>
+void stream_store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
+#if MIXT_SIMD_AVX512BF16
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        unsigned subnormal = 0;
+        for (std::size_t k = 0; k < U; ++k) subnormal |= _mm512_fpclass_ps_mask(b[k].v, 0x20); // 0x20: denormal
+        if (__builtin_expect(subnormal == 0, 1)) {
+            std::size_t k = 0;
+            for (; k + 2 <= U; k += 2)
+                _mm512_stream_si512(reinterpret_cast<__m512i*>(p + k * lanes),
+                                    reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[k + 1].v, b[k].v)));
+            if (k < U) _mm256_stream_si256(reinterpret_cast<__m256i*>(p + k * lanes), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(b[k].v)));
+        } else {
+            for (std::size_t k = 0; k < U; ++k)
+                _mm256_stream_si256(reinterpret_cast<__m256i*>(p + k * lanes),
+                                    _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[k].v), 16)));
+        }
+        return;
+    }
+#endif
+    for (std::size_t k = 0; k < U; ++k) stream_store(p + k * lanes, b[k]);
+}
+
 /// Lanes 8h .. 8h + 7 of b as an 8-lane batch (h is 0 or 1).
 template <class T>
     requires(detail::is_f32_lane_v<T> || detail::is_int_lane_v<T> || ::mixt::detail::is_narrow_v<T>)
@@ -851,6 +877,7 @@ template <class T>
 inline constexpr bool has_batch_v = false;
 template <class T>
 inline constexpr std::size_t stream_alignment = 0;
+inline constexpr std::size_t stream_group_alignment = 64;
 template <class To, class From>
 inline constexpr bool convertible_v = false;
 template <class R, class Fn, class... Ts>
