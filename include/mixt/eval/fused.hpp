@@ -742,10 +742,9 @@ struct hoisted_kernel<convert_kernel<S0, K>, S> {
 /// How many leaves the first C of the kernels Ks have.
 template <std::size_t C, class... Ks>
 constexpr std::size_t leaves_before() {
-    constexpr std::size_t counts[] = {leaf_count_v<Ks>..., 0};
-    std::size_t n = 0;
-    for (std::size_t c = 0; c < C; ++c) n += counts[c];
-    return n;
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+        return (std::size_t{0} + ... + leaf_count_v<boost::mp11::mp_at_c<boost::mp11::mp_list<Ks...>, J>>);
+    }(std::make_index_sequence<C>{});
 }
 template <class Fn, class R, class... Ks, leaf_set S>
 struct hoisted_kernel<op_kernel<Fn, R, Ks...>, S> {
