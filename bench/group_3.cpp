@@ -51,6 +51,27 @@ struct e10 {
     static void eigen_cast(vec<float>& r, const vec<f16>& a, const vec<bf16>& b) {
         r = a.exp().cast<float>() * b.cast<float>();
     }
+#if MIXT_SIMD_AVX512 && defined(EIGEN_VECTORIZE_AVX)
+    // Only the work (issue 43's compute floor), 16 at a time: the f16 widened (vcvtph2ps), mixt's exp of a half
+    // node (simd/wide.hpp: clamp, vrndscaleps, the polynomial's 7 FMAs and 2 for the reduction, vscalefps, the
+    // rounding to f16 and back with its test for lanes near a rounding boundary), the bf16 widened, the product,
+    // a 64-byte store (streamed where mixt streams); no plan.
+    static void compute_floor(index_t n, float* r, const f16* a, const bf16* b) {
+        namespace w = mixt::simd::wide;
+        using exp_half = w::detail::vectorized<f16, mixt::detail::exp_fn, f16>;
+        const bool stream = mixt::detail::use_streaming(n, 8) && reinterpret_cast<std::uintptr_t>(r) % 64 == 0;
+        index_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            const __m512 v = _mm512_mul_ps(exp_half::apply<true>(w::load(a + i)).v, w::load(b + i).v);
+            if (stream)
+                _mm512_stream_ps(r + i, v);
+            else
+                _mm512_storeu_ps(r + i, v);
+        }
+        hand_loop(n - i, r + i, a + i, b + i);
+        if (stream) _mm_sfence();
+    }
+#endif
     static void eigen_unfused(temps& t, vec<float>& r, const vec<f16>& a, const vec<bf16>& b) {
         t.exp_a = a.exp();
         t.exp_a32 = t.exp_a.cast<float>();

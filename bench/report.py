@@ -261,16 +261,22 @@ RATIO_COLUMNS = [
 ]
 
 
-def below_mark_lines(runs, gbps, exprs, n):
-    """A line per ratio column of RATIO_COLUMNS that has rows below its mark at size n: each such row's median
-    ratio and the lowest and highest ratio of its single rounds, so that a reader can tell a row that is behind in
-    every round from one whose rounds fall on both sides of the mark."""
+def below_mark_lines(runs, gbps, exprs, n, columns=None):
+    """A line per ratio column (RATIO_COLUMNS, and the compute floor's where a row has one) that has rows below its
+    mark at size n: each such row's median ratio and the lowest and highest ratio of its single rounds, so that a
+    reader can tell a row that is behind in every round from one whose rounds fall on both sides of the mark. A row
+    with a compute floor meets the traffic mark where mixt reaches 80% of its floor, and the reverse."""
     lines = []
-    for label, num, den, mark, scale, digits in RATIO_COLUMNS:
+    for label, num, den, mark, scale, digits in columns or RATIO_COLUMNS:
         found = []
         for i, _, _ in exprs:
             r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
             if r is None or round(r * scale, digits) >= mark * scale:
+                continue
+            compute = paired_ratio(runs, gbps, ("mixt", i, n), ("compute_floor", i, n))
+            traffic = paired_ratio(runs, gbps, ("mixt", i, n), ("traffic", i, n))
+            if (den == "traffic" and compute is not None and compute >= COMPUTE_COLUMN[3]) or (
+                    den == "compute_floor" and traffic is not None and traffic >= 0.9):
                 continue
             rs = round_ratios(runs, (num, i, n), (den, i, n))
             spread = " (rounds %s to %s)" % (fmt(min(rs) * scale, digits), fmt(max(rs) * scale, digits)) if rs else ""
@@ -288,15 +294,19 @@ def tables(context, gbps, exprs, runs=None):
         label = SIZE_LABELS.get(n)
         lines.append("### n = %d%s" % (n, " (%s)" % label if label else ""))
         lines.append("")
-        header = ["id", "expression", "result"] + VARIANTS + [column[0] for column in RATIO_COLUMNS]
+        # The compute floor's variant and ratio, where a row at this size has one (E10).
+        with_compute = any(v == "compute_floor" and m == n for (v, _, m) in gbps)
+        variants = VARIANTS + (["compute_floor"] if with_compute else [])
+        columns = RATIO_COLUMNS + ([COMPUTE_COLUMN] if with_compute else [])
+        header = ["id", "expression", "result"] + variants + [column[0] for column in columns]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
         for i, text, result in exprs:
-            v = {variant: gbps.get((variant, i, n)) for variant in VARIANTS}
+            v = {variant: gbps.get((variant, i, n)) for variant in variants}
             if all(x is None for x in v.values()):
                 continue
-            cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in VARIANTS]
-            for _, num, den, _, scale, digits in RATIO_COLUMNS:
+            cells = [i, "`%s`" % text, result] + [fmt(v[variant]) for variant in variants]
+            for _, num, den, _, scale, digits in columns:
                 r = paired_ratio(runs, gbps, (num, i, n), (den, i, n))
                 cells.append(fmt(None if r is None else r * scale, digits))
             lines.append("| " + " | ".join(cells) + " |")
@@ -310,7 +320,7 @@ def tables(context, gbps, exprs, runs=None):
         if means:
             lines.append("")
             lines.append("Geometric means over the expressions: " + ", ".join(means) + ".")
-        below = below_mark_lines(runs, gbps, exprs, n)
+        below = below_mark_lines(runs, gbps, exprs, n, columns)
         if below:
             lines.append("")
             lines.append("Rows below the mark, with the range of their single rounds:")
@@ -331,8 +341,9 @@ SHAPE_MARKS = {"traffic": 0.9, "B1": 0.8, "hand_loop": 1.0, "eigen_cast": 3.0}
 SHAPE_VARIANTS = ["mixt", "mixt_threads", "hand_loop", "eigen_cast", "traffic"]
 
 
-# The reduction rows' marks (issue 18): mixt % traffic at least 90, mixt at least its hand loop and 3x eigen_cast.
-REDUCTION_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 3.0}
+# The reduction rows' marks (issue 18): mixt % traffic at least 90 (or 80% of a compute floor, issue 43: R3, R4),
+# mixt at least its hand loop and 3x eigen_cast.
+REDUCTION_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 3.0, "compute_floor": 0.8}
 # Reductions along short rows (S rows): mixt at least as fast as its hand loop and Eigen, 90% of the traffic floor.
 SHORT_ROW_MARKS = {"traffic": 0.9, "hand_loop": 1.0, "eigen_cast": 1.0}
 # The narrow dtypes' rows (Q rows, issue 41): mixt % traffic at least 90, mixt ahead of its hand loop and of Eigen's
@@ -513,7 +524,7 @@ def main():
     lines += tables(context, gbps, exprs, runs)
     lines += shape_table(gbps, expressions(context, gbps, "B"), runs)
     lines += shape_table(gbps, expressions(context, gbps, "R"), runs, title="Reductions", marks=REDUCTION_MARKS,
-                         marks_text="mixt % traffic 90; mixt/hand_loop 1; mixt/eigen_cast 3")
+                         marks_text="mixt % traffic 90 or mixt % compute 80; mixt/hand_loop 1; mixt/eigen_cast 3")
     lines += shape_table(gbps, expressions(context, gbps, "S"), runs, title="Reductions along short rows",
                          marks=SHORT_ROW_MARKS, marks_text="mixt % traffic 90; mixt/hand_loop 1; mixt/eigen_cast 1")
     lines += shape_table(gbps, expressions(context, gbps, "Q"), runs, title="Narrow dtypes", marks=NARROW_MARKS,
