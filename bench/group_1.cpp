@@ -100,6 +100,51 @@ struct e4 {
     static void eigen_cast(vec<float>& r, const vec<bf16>& a, const vec<bf16>& b, const vec<float>& c) {
         r = (a * b).cast<float>() + c;
     }
+#if MIXT_SIMD_AVX512BF16
+    // Only the work with mixt's bits (issue 43's compute floor), 64 elements at a time: both bf16 operands
+    // widened (vpmovzxwd, vpslld), the product, rounded to bf16 by the CPU's vcvtneps2bf16 and widened back, the
+    // sum and a 64-byte store; one test per 4 batches for a ±0 lane in the rounded products (vptestnmw on two
+    // batches at a time), the only sign of a subnormal product, which vcvtneps2bf16 reads as zero (such a group
+    // is classified and, where one is subnormal, rounded in integer arithmetic). Eigen's loop is the same without
+    // that test, and with wrong bits for subnormal products. Streamed stores where mixt streams; no plan.
+    static void compute_floor(index_t n, float* r, const bf16* a, const bf16* b, const float* c) {
+        const bool stream = mixt::detail::use_streaming(n, 12) && reinterpret_cast<std::uintptr_t>(r) % 64 == 0;
+        const auto widen = [](__m256i bits) {
+            return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+        };
+        const auto load = [](const bf16* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
+        index_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m512 product[4];
+            __m256i rounded[4];
+            for (int j = 0; j < 4; ++j) {
+                product[j] = _mm512_mul_ps(widen(load(a + i + 16 * j)), widen(load(b + i + 16 * j)));
+                rounded[j] = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(product[j]));
+            }
+            unsigned zero = 0;
+            for (int j = 0; j < 4; j += 2)
+                zero |= _mm512_testn_epi16_mask(_mm512_inserti64x4(_mm512_castsi256_si512(rounded[j]), rounded[j + 1], 1),
+                                                _mm512_set1_epi16(0x7fff));
+            if (__builtin_expect(zero != 0, 0)) {
+                unsigned subnormal = 0;
+                for (int j = 0; j < 4; ++j) subnormal |= _mm512_fpclass_ps_mask(product[j], 0x20); // 0x20: denormal
+                if (subnormal != 0)
+                    for (int j = 0; j < 4; ++j)
+                        rounded[j] = _mm512_cvtepi32_epi16(
+                            _mm512_srli_epi32(mixt::simd::wide::detail::f32_to_bf16_high(product[j]), 16));
+            }
+            for (int j = 0; j < 4; ++j) {
+                const __m512 sum = _mm512_add_ps(widen(rounded[j]), _mm512_loadu_ps(c + i + 16 * j));
+                if (stream)
+                    _mm512_stream_ps(r + i + 16 * j, sum);
+                else
+                    _mm512_storeu_ps(r + i + 16 * j, sum);
+            }
+        }
+        hand_loop(n - i, r + i, a + i, b + i, c + i);
+        if (stream) _mm_sfence();
+    }
+#endif
     static void eigen_unfused(temps& t, vec<float>& r, const vec<bf16>& a, const vec<bf16>& b, const vec<float>& c) {
         t.ab = a * b;
         t.ab32 = t.ab.cast<float>();

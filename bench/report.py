@@ -264,8 +264,9 @@ RATIO_COLUMNS = [
 def below_mark_lines(runs, gbps, exprs, n, columns=None):
     """A line per ratio column (RATIO_COLUMNS, and the compute floor's where a row has one) that has rows below its
     mark at size n: each such row's median ratio and the lowest and highest ratio of its single rounds, so that a
-    reader can tell a row that is behind in every round from one whose rounds fall on both sides of the mark. A row
-    with a compute floor meets the traffic mark where mixt reaches 80% of its floor, and the reverse."""
+    reader can tell a row that is behind in every round from one whose rounds fall on both sides of the mark, and,
+    where the row's compute floor is below the mark against the same baseline, the floor's own ratio. A row with a
+    compute floor meets the traffic mark where mixt reaches 80% of its floor, and the reverse."""
     lines = []
     for label, num, den, mark, scale, digits in columns or RATIO_COLUMNS:
         found = []
@@ -279,8 +280,13 @@ def below_mark_lines(runs, gbps, exprs, n, columns=None):
                     den == "compute_floor" and traffic is not None and traffic >= 0.9):
                 continue
             rs = round_ratios(runs, (num, i, n), (den, i, n))
-            spread = " (rounds %s to %s)" % (fmt(min(rs) * scale, digits), fmt(max(rs) * scale, digits)) if rs else ""
-            found.append("%s %s%s" % (i, fmt(r * scale, digits), spread))
+            spread = " (rounds %s to %s" % (fmt(min(rs) * scale, digits), fmt(max(rs) * scale, digits)) if rs else ""
+            # A baseline that the row's compute floor (its work with mixt's bits, nothing else) does not reach
+            # either: the ratio the floor itself gets.
+            floor = paired_ratio(runs, gbps, ("compute_floor", i, n), (den, i, n)) if den in ("hand_loop", "eigen_cast") else None
+            if floor is not None and floor < mark:
+                spread += ("; " if spread else " (") + "the compute floor's own %s" % fmt(floor * scale, digits)
+            found.append("%s %s%s" % (i, fmt(r * scale, digits), spread + (")" if spread else "")))
         if found:
             lines.append("- %s below %s: %s." % (label, fmt(mark * scale, digits), ", ".join(found)))
     return lines
@@ -294,7 +300,7 @@ def tables(context, gbps, exprs, runs=None):
         label = SIZE_LABELS.get(n)
         lines.append("### n = %d%s" % (n, " (%s)" % label if label else ""))
         lines.append("")
-        # The compute floor's variant and ratio, where a row at this size has one (E10).
+        # The compute floor's variant and ratio, where a row at this size has one (E4, E10).
         with_compute = any(v == "compute_floor" and m == n for (v, _, m) in gbps)
         variants = VARIANTS + (["compute_floor"] if with_compute else [])
         columns = RATIO_COLUMNS + ([COMPUTE_COLUMN] if with_compute else [])

@@ -524,6 +524,9 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     alignas(64) float ring[4][16];
     alignas(64) bf16 grouped[64];
     alignas(64) bf16 grouped3[48];
+    alignas(64) bf16 classified[64];
+    alignas(64) bf16 streamed3[48];
+    alignas(64) bf16 converted3[48];
     for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
         for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | lows[k]);
         simd::wide::store(out16, simd::wide::batch<bf16>{_mm512_load_ps(in)});
@@ -544,14 +547,32 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
         std::memcpy(ring[hi % 4], in, sizeof in);
         if (hi < 3) continue;
         const auto batch_at = [&](std::uint32_t h) { return simd::wide::batch<bf16>{_mm512_load_ps(ring[h % 4])}; };
-        simd::wide::store_group(grouped, std::array{batch_at(hi - 3), batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)});
-        simd::wide::store_group(grouped3, std::array{batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)});
+        // Both ways the loop stores a group: classified first (store_group, also streamed), and converted first,
+        // classified only where the result has a ±0 lane (store_group_converted).
+        const std::array four{batch_at(hi - 3), batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)};
+        const std::array three{batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)};
+        simd::wide::store_group(grouped, four);
+        simd::wide::store_group(grouped3, three);
+        simd::wide::store_group<true>(streamed3, three);
+        if constexpr (simd::wide::converts_first_v<bf16>) {
+            const bool converted = simd::wide::store_group_converted(classified, four);
+            // A group with a subnormal or a zero input has a ±0 lane in its result.
+            const bool small = hi - 3 <= 0x80 || (hi - 3 >= 0x8000 && hi - 3 <= 0x8080) || hi <= 0x80 ||
+                               (hi >= 0x8000 && hi <= 0x8080);
+            if (!converted && !small && ++wrong <= 10) ADD_FAILURE() << "high halves up to " << std::hex << hi << ": classified";
+            (void)simd::wide::store_group_converted(converted3, three);
+        } else {
+            simd::wide::store_group(classified, four);
+            simd::wide::store_group(converted3, three);
+        }
         for (int j = 0; j < 4; ++j)
             for (int k = 0; k < 16; ++k) {
                 const float x = ring[(hi - 3 + static_cast<std::uint32_t>(j)) % 4][k];
                 const auto want = fn::bf16_bits(mixt::convert<bf16>(x));
-                const bool ok = fn::bf16_bits(grouped[j * 16 + k]) == want &&
-                                (j == 0 || fn::bf16_bits(grouped3[(j - 1) * 16 + k]) == want);
+                const bool ok = fn::bf16_bits(grouped[j * 16 + k]) == want && fn::bf16_bits(classified[j * 16 + k]) == want &&
+                                (j == 0 || (fn::bf16_bits(grouped3[(j - 1) * 16 + k]) == want &&
+                                            fn::bf16_bits(streamed3[(j - 1) * 16 + k]) == want &&
+                                            fn::bf16_bits(converted3[(j - 1) * 16 + k]) == want));
                 if (!ok && ++wrong <= 10)
                     ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 4 "
                                   << fn::bf16_bits(grouped[j * 16 + k]) << ", want " << want;

@@ -888,14 +888,30 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         // arrays lie (docs/performance-notes.md).
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
+        const auto group = [&](index_t at) {
+            return [&]<int... J>(std::integer_sequence<int, J...>) {
+                return std::array{k.wide_at_store(at + J * ww)...};
+            }(std::make_integer_sequence<int, u>{});
+        };
+        if constexpr (!Stream && simd::wide::converts_first_v<D>) {
+            // Groups stored as converted until one hints at a subnormal lane (store_group_converted), then
+            // the loop below: one loop each, so that neither tests which way it stores.
+            while (i + u * ww <= end) {
+                if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+                const bool converted = simd::wide::store_group_converted(out + (i - begin), group(i));
+                i += u * ww;
+                if (!converted) break;
+            }
+        }
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
-            [&]<int... J>(std::integer_sequence<int, J...>) {
-                if constexpr (Stream)
+            if constexpr (Stream) {
+                [&]<int... J>(std::integer_sequence<int, J...>) {
                     (simd::wide::stream_store(out + (i - begin) + J * ww, k.wide_at_store(i + J * ww)), ...);
-                else
-                    simd::wide::store_group(out + (i - begin), std::array{k.wide_at_store(i + J * ww)...});
-            }(std::make_integer_sequence<int, u>{});
+                }(std::make_integer_sequence<int, u>{});
+            } else {
+                simd::wide::store_group(out + (i - begin), group(i));
+            }
         }
     }
     if constexpr (word_loop_v<D, K>) {
@@ -1164,17 +1180,10 @@ MIXT_FLATTEN void run_rows_of(D* out, index_t rows, index_t n, Args... args) {
             for (index_t r = 0; r < rows; ++r) {
                 const K kr = row_of(k, r);
                 for (const index_t pairs_end = i + n - (Odd ? ww : 0); i < pairs_end; i += 2 * ww) {
-                    const std::array pair{kr.wide_at_store(i), kr.wide_at_store(i + ww)};
-                    if constexpr (Stream)
-                        simd::wide::stream_store_group(out + i, pair);
-                    else
-                        simd::wide::store_group(out + i, pair);
+                    simd::wide::store_group<Stream>(out + i, std::array{kr.wide_at_store(i), kr.wide_at_store(i + ww)});
                 }
                 if constexpr (Odd) {
-                    if constexpr (Stream)
-                        simd::wide::stream_store_group(out + i, std::array{kr.wide_at_store(i)});
-                    else
-                        simd::wide::store_group(out + i, std::array{kr.wide_at_store(i)});
+                    simd::wide::store_group<Stream>(out + i, std::array{kr.wide_at_store(i)});
                     i += ww;
                 }
             }

@@ -194,6 +194,57 @@ void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename
     }
 }
 
+/// Whether argmin/argmax (Op) of short rows of A takes first_extremes_across (AVX-512, f32 values) rather than a
+/// stream per row.
+template <class Op, class A>
+inline constexpr bool indexes_rows_across_v =
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    Op::indexed && std::is_same_v<A, float>;
+#else
+    false;
+#endif
+
+/// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
+/// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
+/// one result every order of Op::combine gives. Sixteen rows side by side, a row per vector lane, turned into
+/// columns in registers (simd::wide::rows_as_columns), each column compared with the best so far and taken
+/// where it is strictly more extreme, so that the first of equal values (-0 and +0 alike) stays.
+template <class Op, class A>
+void first_extremes_across([[maybe_unused]] const A* __restrict x, [[maybe_unused]] index_t n,
+                           [[maybe_unused]] index_t groups, [[maybe_unused]] typename Op::lane* __restrict out) {
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (indexes_rows_across_v<Op, A>) {
+        constexpr index_t rows_per = 16;
+        constexpr int more = Op::kind == reduce_kind::argmin ? _CMP_LT_OQ : _CMP_GT_OQ;
+        for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
+            __m512 best = _mm512_setzero_ps();
+            __m512i at = _mm512_setzero_si512();
+            for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+                const int cols = static_cast<int>(std::min(rows_per, n - c0));
+                __m512i columns[rows_per];
+                simd::wide::rows_as_columns(x + q * rows_per * n + c0, n, cols, columns);
+                for (int j = 0; j < cols; ++j) {
+                    const __m512 v = _mm512_castsi512_ps(columns[j]);
+                    __mmask16 take = 0xffff; // (column 0: every lane)
+                    if (c0 + j > 0)
+                        take = _mm512_cmp_ps_mask(v, best, more) |
+                               _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(best, best, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
+                    best = _mm512_mask_mov_ps(best, take, v);
+                    at = _mm512_mask_mov_epi32(at, take, _mm512_set1_epi32(static_cast<int>(c0 + j)));
+                }
+            }
+            alignas(64) float values[rows_per];
+            alignas(64) std::int32_t indices[rows_per];
+            _mm512_store_ps(values, best);
+            _mm512_store_si512(indices, at);
+            for (index_t r = 0; r < rows_per; ++r) out[q * rows_per + r] = Op::from(values[r], indices[r]);
+        }
+        return;
+    }
+#endif
+    eigen_assert(false && "mixt: first_extremes_across without AVX-512 or of a type other than f32");
+}
+
 /// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
 /// fold_vectors at each width (vectors of W lanes, min/max of floats as keys; below 16 bytes still faster than
 /// scalar combines, whose branches a min or max of random values mispredicts).
@@ -289,6 +340,9 @@ void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const
         for (index_t h = 0; h < kept; ++h) store(h, v[h]);
     }
 }
+
+/// Rows up to this long of an indexes_rows_across_v reduction take first_extremes_across (its short-row path).
+inline constexpr index_t short_index_row_stream = 128;
 
 /// Streams up to this long take reduce_operand's short-row path, in batches of about short_rows_values values:
 /// longer where the lanes' end is a tree (stream_fold::grouping_free) than where it is a chain of lane_group

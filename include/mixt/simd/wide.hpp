@@ -232,57 +232,107 @@ void stream_store(T* p, const batch<T>& b) noexcept {
     _mm_stream_si128(reinterpret_cast<__m128i*>(p), narrow::encode<T::value_dtype>(b.v));
 }
 
-/// store(p + k * lanes, b[k]) for each of the U batches of b (the fused loop's unrolled group). For bf16 with
-/// AVX512-BF16 the group is classified once: one test for a subnormal lane in any of its batches (which
-/// vcvtneps2bf16 reads as zero) chooses the CPU's conversion for all U batches, two batches per instruction
-/// (vcvtne2ps2bf16) and one 64-byte store, or the integer rounding for all U: one branch per group instead of
-/// one per batch, the bits store's either way (docs/performance-notes.md, "f32 -> bf16 with AVX512-BF16").
+namespace detail {
+
+// The bf16 bits of the U batches of b, packed, into p (Stream: by streaming stores, p aligned to
+// stream_group_alignment): two batches a 64-byte store, the last one alone where U is odd.
+template <bool Stream, std::size_t U, class T, class Fn>
+void put_bf16_group(T* p, Fn bits_of_pair) noexcept {
+    for (std::size_t k = 0; k < U; k += 2) {
+        const __m512i v = bits_of_pair(k);
+        if (k + 1 < U) {
+            if constexpr (Stream)
+                _mm512_stream_si512(reinterpret_cast<__m512i*>(p + k * lanes), v);
+            else
+                _mm512_storeu_si512(p + k * lanes, v);
+        } else if constexpr (Stream) {
+            _mm256_stream_si256(reinterpret_cast<__m256i*>(p + k * lanes), _mm512_castsi512_si256(v));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k * lanes), _mm512_castsi512_si256(v));
+        }
+    }
+}
+
+#if MIXT_SIMD_AVX512BF16
+// vcvtne2ps2bf16 of batches k + 1 and k of b (k the last: vcvtneps2bf16 of it, in the low half).
 template <class T, std::size_t U>
+__m512i bf16_pair(const std::array<batch<T>, U>& b, std::size_t k) noexcept {
+    if (k + 1 < U) return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[k + 1].v, b[k].v));
+    return _mm512_castsi256_si512(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(b[k].v)));
+}
+
+// Whether a lane of a batch of b is subnormal (which vcvtneps2bf16 reads as zero).
+template <class T, std::size_t U>
+bool any_subnormal(const std::array<batch<T>, U>& b) noexcept {
+    unsigned any = 0; // or-ed as integers, not with _kor_mask16 (docs/performance-notes.md)
+    for (std::size_t k = 0; k < U; ++k) any |= _mm512_fpclass_ps_mask(b[k].v, 0x20); // 0x20: denormal
+    return any != 0;
+}
+#endif
+
+} // namespace detail
+
+/// store(p + k * lanes, b[k]) for each of the U batches of b (the fused loop's unrolled group), or with Stream
+/// stream_store: then p must be aligned to stream_group_alignment. For bf16 with AVX512-BF16 the group is
+/// classified once: one test for a subnormal lane in any of its batches (which vcvtneps2bf16 reads as zero)
+/// chooses the CPU's conversion for all U batches, two batches per instruction (vcvtne2ps2bf16) and one 64-byte
+/// store, or the integer rounding for all U: one branch per group instead of one per batch, the bits store's
+/// either way (docs/performance-notes.md, "f32 -> bf16 with AVX512-BF16").
+inline constexpr std::size_t stream_group_alignment = 64;
+template <bool Stream = false, class T, std::size_t U>
 void store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
 #if MIXT_SIMD_AVX512BF16
     if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-        unsigned subnormal = 0; // or-ed as integers, not with _kor_mask16 (docs/performance-notes.md)
-        for (std::size_t k = 0; k < U; ++k) subnormal |= _mm512_fpclass_ps_mask(b[k].v, 0x20); // 0x20: denormal
-        if (__builtin_expect(subnormal == 0, 1)) {
-            std::size_t k = 0;
-            for (; k + 2 <= U; k += 2)
-                _mm512_storeu_si512(p + k * lanes, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[k + 1].v, b[k].v)));
-            if (k < U) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k * lanes), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(b[k].v)));
+        if (__builtin_expect(!detail::any_subnormal(b), 1)) {
+            detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) { return detail::bf16_pair(b, k); });
         } else {
-            for (std::size_t k = 0; k < U; ++k)
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k * lanes),
-                                    _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[k].v), 16)));
+            detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) {
+                const auto half = [&](std::size_t j) {
+                    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[j].v), 16));
+                };
+                return k + 1 < U ? _mm512_inserti64x4(_mm512_castsi256_si512(half(k)), half(k + 1), 1)
+                                 : _mm512_castsi256_si512(half(k));
+            });
         }
         return;
     }
 #endif
-    for (std::size_t k = 0; k < U; ++k) store(p + k * lanes, b[k]);
+    for (std::size_t k = 0; k < U; ++k) {
+        if constexpr (Stream)
+            stream_store(p + k * lanes, b[k]);
+        else
+            store(p + k * lanes, b[k]);
+    }
 }
 
-/// store_group(p, b) with streaming stores: p must be aligned to stream_group_alignment (a pair of bf16 batches
-/// is one 64-byte store, as in store_group).
-inline constexpr std::size_t stream_group_alignment = 64;
+/// Whether store_group_converted stores bf16 groups by another way than store_group's.
+template <class T>
+inline constexpr bool converts_first_v = MIXT_SIMD_AVX512BF16 && std::is_same_v<T, Eigen::bfloat16>;
+
+/// store_group, with the classification only where the CPU's conversion hints at a subnormal lane: that
+/// vfpclassps per batch costs as much as the conversion and the store together, and the conversion writes a
+/// subnormal input's lane as ±0, so a group whose result has no ±0 lane is stored as converted. Returns false
+/// where it had one (a zero or a subnormal input; the group is then stored as store_group stores it): a loop
+/// over data with zeros would pay a mispredicted branch on many of its groups, so the fused loop stores its
+/// later groups with store_group (docs/performance-notes.md, "A zero lane first").
 template <class T, std::size_t U>
-void stream_store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
+    requires converts_first_v<T>
+bool store_group_converted(T* p, const std::array<batch<T>, U>& b) noexcept {
 #if MIXT_SIMD_AVX512BF16
-    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-        unsigned subnormal = 0;
-        for (std::size_t k = 0; k < U; ++k) subnormal |= _mm512_fpclass_ps_mask(b[k].v, 0x20); // 0x20: denormal
-        if (__builtin_expect(subnormal == 0, 1)) {
-            std::size_t k = 0;
-            for (; k + 2 <= U; k += 2)
-                _mm512_stream_si512(reinterpret_cast<__m512i*>(p + k * lanes),
-                                    reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[k + 1].v, b[k].v)));
-            if (k < U) _mm256_stream_si256(reinterpret_cast<__m256i*>(p + k * lanes), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(b[k].v)));
-        } else {
-            for (std::size_t k = 0; k < U; ++k)
-                _mm256_stream_si256(reinterpret_cast<__m256i*>(p + k * lanes),
-                                    _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[k].v), 16)));
-        }
-        return;
+    __m512i pairs[(U + 1) / 2];
+    unsigned zero = 0; // or-ed as integers, not with _kor_mask32
+    for (std::size_t k = 0; k < U; k += 2) {
+        pairs[k / 2] = detail::bf16_pair(b, k);
+        const __mmask32 words = k + 1 < U ? 0xffffffffu : 0xffffu; // (a last batch alone: its 16 words)
+        zero |= _mm512_mask_testn_epi16_mask(words, pairs[k / 2], _mm512_set1_epi16(0x7fff));
+    }
+    if (__builtin_expect(zero == 0, 1)) {
+        detail::put_bf16_group<false, U>(p, [&](std::size_t k) { return pairs[k / 2]; });
+        return true;
     }
 #endif
-    for (std::size_t k = 0; k < U; ++k) stream_store(p + k * lanes, b[k]);
+    store_group(p, b);
+    return false;
 }
 
 /// Lanes 8h .. 8h + 7 of b as an 8-lane batch (h is 0 or 1).
