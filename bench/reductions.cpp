@@ -287,7 +287,7 @@ struct r6 {
     };
 };
 
-// S1 and S2: reductions along short rows (not issue 18's rows: marks of their own, report.py), where the work
+// S1-S3: reductions along short rows (not issue 18's rows: marks of their own, report.py), where the work
 // per row, not the bytes, sets the speed.
 // S1: row sums of 16 floats each.
 struct s1 {
@@ -344,10 +344,43 @@ struct s2 {
     };
 };
 
+// S3: the most likely of 16 classes in each row of f32 scores.
+struct s3 {
+    static constexpr const char* id = "S3";
+    static constexpr const char* text = "argmax(f32, axis 1), [1048576, 16]";
+    using result = std::int64_t;
+    struct data {
+        index_t rows, n = 16;
+        row_major<float, 2> x;
+        row_major<std::int64_t, 1> out;
+        explicit data(bool small) : rows(small ? 1001 : 1048576), x(rows, n), out(rows) { fill_all(x, 151); }
+        auto expression() const { return mixt::argmax(x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < rows; ++i) {
+                const float* r = x.data() + i * n;
+                float best = r[0];
+                index_t at = 0;
+                for (index_t j = 1; j < n; ++j) {
+                    if (r[j] > best) {
+                        best = r[j];
+                        at = j;
+                    }
+                }
+                out(i) = at;
+            }
+        }
+        void eigen_cast() { out = x.argmax(1).cast<std::int64_t>(); }
+        void traffic() { out(0) = static_cast<std::int64_t>(read_bytes(x.data(), static_cast<std::size_t>(x.size()) * 4)); }
+        std::int64_t bytes() const { return x.size() * 4 + rows * 8; }
+        const std::int64_t* result_data() const { return out.data(); }
+        index_t elements() const { return rows; }
+    };
+};
+
 } // namespace
 
 bool short_rows(action a, index_t n) {
-    return rows_action<sized<s1, 16777216>, sized<s2, 16777216>>(a, n != 0);
+    return rows_action<sized<s1, 16777216>, sized<s2, 16777216>, sized<s3, 16777216>>(a, n != 0);
 }
 
 bool reductions(action a, index_t n) {
