@@ -173,9 +173,11 @@ template <class D, class E>
 inline constexpr bool flat_candidate_v = is_tensor_or_map<std::remove_cvref_t<D>>::value &&
                                          boost::mp11::mp_all_of<leaf_list_t<E>, leaf_is_tensor_or_map>::value;
 
-/// Whether every leaf of e has exactly the shape of dst (flat_candidate_v only).
+/// Whether every leaf of e has exactly the shape of dst (flat_candidate_v only). This, check_flat and
+/// check_destination are always inlined: as calls they took 2-3 ns of a 4096-element pass's 470
+/// (docs/performance-notes.md, "The plan's cost on the flat path").
 template <class Dst, class E>
-bool same_shape_leaves(const Dst& dst, const E& e) {
+MIXT_ALWAYS_INLINE bool same_shape_leaves(const Dst& dst, const E& e) {
     bool same = true;
     auto check = [&](const auto& x) {
         using X = std::remove_cvref_t<decltype(x)>;
@@ -192,7 +194,7 @@ bool same_shape_leaves(const Dst& dst, const E& e) {
 /// check_before_write for flat_candidate_v operands of the destination's shape: the literals, and no partial
 /// overlap of contiguous ranges.
 template <class Dst, class E>
-void check_flat(const Dst& dst, const E& e, const char* what) {
+MIXT_ALWAYS_INLINE void check_flat(const Dst& dst, const E& e, const char* what) {
     check_literals(e);
     using T = std::remove_const_t<typename Eigen::internal::traits<std::remove_cvref_t<Dst>>::Scalar>;
     const auto* dst_begin = reinterpret_cast<const unsigned char*>(dst.data());
@@ -362,7 +364,7 @@ enum class checked { views, flat, through_temporary };
 /// Every check of `assign(dst, e)` on Device (no reduction in e), the common case (plain tensors of dst's shape on
 /// the CPU) without building strided views; returns the verdict. assign and explain both start here.
 template <class Device, class Dst, class E>
-checked check_destination(const Dst& dst, const E& e, const char* what) {
+MIXT_ALWAYS_INLINE checked check_destination(const Dst& dst, const E& e, const char* what) {
     using D = std::remove_cvref_t<Dst>;
     if constexpr (flat_candidate_v<D, E> && has_view_v<D> && cpu_device_v<Device>) {
         if (same_shape_leaves(dst, e)) {
