@@ -130,8 +130,7 @@ struct e4 {
                 for (int j = 0; j < 4; ++j) subnormal |= _mm512_fpclass_ps_mask(product[j], 0x20); // 0x20: denormal
                 if (subnormal != 0)
                     for (int j = 0; j < 4; ++j)
-                        rounded[j] = _mm512_cvtepi32_epi16(
-                            _mm512_srli_epi32(mixt::simd::wide::detail::f32_to_bf16_high(product[j]), 16));
+                        rounded[j] = mixt::simd::wide::detail::f32_to_bf16_by_integers(product[j]);
             }
             for (int j = 0; j < 4; ++j) {
                 const __m512 sum = _mm512_add_ps(widen(rounded[j]), _mm512_loadu_ps(c + i + 16 * j));

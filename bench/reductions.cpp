@@ -251,6 +251,21 @@ struct r5 {
     };
 };
 
+// The hand loops' argmax of a row r[0, n): the index of its first greatest value, compared in f32.
+template <class T>
+index_t first_max_index(const T* r, index_t n) {
+    float best = static_cast<float>(r[0]);
+    index_t at = 0;
+    for (index_t j = 1; j < n; ++j) {
+        const float v = static_cast<float>(r[j]);
+        if (v > best) {
+            best = v;
+            at = j;
+        }
+    }
+    return at;
+}
+
 // R6: the most likely class of each row of half logits.
 struct r6 {
     static constexpr const char* id = "R6";
@@ -263,19 +278,7 @@ struct r6 {
         explicit data(bool small) : n(small ? 45 : 4096), logits(n, n), out(n) { fill_all(logits, 121); }
         auto expression() const { return mixt::argmax(logits, 1); }
         void hand_loop() {
-            for (index_t i = 0; i < n; ++i) {
-                const f16* r = logits.data() + i * n;
-                float best = static_cast<float>(r[0]);
-                index_t at = 0;
-                for (index_t j = 1; j < n; ++j) {
-                    const float v = static_cast<float>(r[j]);
-                    if (v > best) {
-                        best = v;
-                        at = j;
-                    }
-                }
-                out(i) = at;
-            }
+            for (index_t i = 0; i < n; ++i) out(i) = first_max_index(logits.data() + i * n, n);
         }
         void eigen_cast() { out = logits.cast<float>().argmax(1).cast<std::int64_t>(); }
         void traffic() {
@@ -356,18 +359,7 @@ struct s3 {
         explicit data(bool small) : rows(small ? 1001 : 1048576), x(rows, n), out(rows) { fill_all(x, 151); }
         auto expression() const { return mixt::argmax(x, 1); }
         void hand_loop() {
-            for (index_t i = 0; i < rows; ++i) {
-                const float* r = x.data() + i * n;
-                float best = r[0];
-                index_t at = 0;
-                for (index_t j = 1; j < n; ++j) {
-                    if (r[j] > best) {
-                        best = r[j];
-                        at = j;
-                    }
-                }
-                out(i) = at;
-            }
+            for (index_t i = 0; i < rows; ++i) out(i) = first_max_index(x.data() + i * n, n);
         }
         void eigen_cast() { out = x.argmax(1).cast<std::int64_t>(); }
         void traffic() { out(0) = static_cast<std::int64_t>(read_bytes(x.data(), static_cast<std::size_t>(x.size()) * 4)); }

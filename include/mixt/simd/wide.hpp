@@ -121,6 +121,11 @@ inline __m512i f32_to_bf16_high(__m512 f) noexcept {
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
+// f32 -> bf16 bits rounded to nearest even in integer arithmetic, packed (exact for every input).
+inline __m256i f32_to_bf16_by_integers(__m512 f) noexcept {
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(f), 16));
+}
+
 // f32 -> bf16 bits rounded to nearest even, packed: with AVX512-BF16 the CPU's conversion, the integer rounding
 // for a batch with a subnormal lane (which vcvtneps2bf16 reads as zero; simd::detail::f32x8_to_bf16).
 inline __m256i f32_to_bf16(__m512 f) noexcept {
@@ -128,7 +133,7 @@ inline __m256i f32_to_bf16(__m512 f) noexcept {
     if (__builtin_expect(_mm512_fpclass_ps_mask(f, 0x20) == 0, 1)) // 0x20: denormal
         return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(f));
 #endif
-    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(f), 16));
+    return f32_to_bf16_by_integers(f);
 }
 
 // The 16 elements of a batch of f16 or bf16, rounded, in memory order.
@@ -287,11 +292,8 @@ void store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
             detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) { return detail::bf16_pair(b, k); });
         } else {
             detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) {
-                const auto half = [&](std::size_t j) {
-                    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(detail::f32_to_bf16_high(b[j].v), 16));
-                };
-                return k + 1 < U ? _mm512_inserti64x4(_mm512_castsi256_si512(half(k)), half(k + 1), 1)
-                                 : _mm512_castsi256_si512(half(k));
+                const __m512i low = _mm512_castsi256_si512(detail::f32_to_bf16_by_integers(b[k].v));
+                return k + 1 < U ? _mm512_inserti64x4(low, detail::f32_to_bf16_by_integers(b[k + 1].v), 1) : low;
             });
         }
         return;
