@@ -100,45 +100,35 @@ struct e4 {
     static void eigen_cast(vec<float>& r, const vec<bf16>& a, const vec<bf16>& b, const vec<float>& c) {
         r = (a * b).cast<float>() + c;
     }
-#if MIXT_SIMD_AVX512BF16
-    // Only the work with mixt's bits (issue 43's compute floor), 64 elements at a time: both bf16 operands
-    // widened (vpmovzxwd, vpslld), the product, rounded to bf16 by the CPU's vcvtneps2bf16 and widened back, the
-    // sum and a 64-byte store; one test per 4 batches for a ±0 lane in the rounded products (vptestnmw on two
-    // batches at a time), the only sign of a subnormal product, which vcvtneps2bf16 reads as zero (such a group
-    // is classified and, where one is subnormal, rounded in integer arithmetic). Eigen's loop is the same without
-    // that test, and with wrong bits for subnormal products. Streamed stores where mixt streams; no plan.
+#if MIXT_SIMD_AVX512
+    // Only the work with mixt's bits (issue 43's compute floor), 16 elements at a time: both bf16 operands
+    // widened (vpmovzxwd, vpslld), the product, rounded to bf16 in integer arithmetic as f32 bits (0x7fff added,
+    // and 1 more where the bit that becomes bf16's last is set; a NaN keeps its bits with the quiet bit set; the
+    // low half cleared), the sum and a 64-byte store. Eigen's loop rounds with vcvtneps2bf16 instead, which reads
+    // a subnormal product as zero (wrong bits); the CPU's conversion with a test for such a lane was slower than
+    // this (docs/performance-notes.md). Streamed stores where mixt streams; no plan.
     static void compute_floor(index_t n, float* r, const bf16* a, const bf16* b, const float* c) {
         const bool stream = mixt::detail::use_streaming(n, 12) && reinterpret_cast<std::uintptr_t>(r) % 64 == 0;
-        const auto widen = [](__m256i bits) {
+        const auto widen = [](const bf16* p) {
+            const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
             return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
         };
-        const auto load = [](const bf16* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
+        const auto round_to_bf16 = [](__m512 x) {
+            const __m512i bits = _mm512_castps_si512(x);
+            const __m512i up = _mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff));
+            const __m512i even = _mm512_mask_add_epi32(
+                up, _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x10000)), up, _mm512_set1_epi32(1));
+            const __m512i kept = _mm512_mask_or_epi32(even, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), bits,
+                                                      _mm512_set1_epi32(0x400000));
+            return _mm512_castsi512_ps(_mm512_and_si512(kept, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+        };
         index_t i = 0;
-        for (; i + 64 <= n; i += 64) {
-            __m512 product[4];
-            __m256i rounded[4];
-            for (int j = 0; j < 4; ++j) {
-                product[j] = _mm512_mul_ps(widen(load(a + i + 16 * j)), widen(load(b + i + 16 * j)));
-                rounded[j] = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(product[j]));
-            }
-            unsigned zero = 0;
-            for (int j = 0; j < 4; j += 2)
-                zero |= _mm512_testn_epi16_mask(_mm512_inserti64x4(_mm512_castsi256_si512(rounded[j]), rounded[j + 1], 1),
-                                                _mm512_set1_epi16(0x7fff));
-            if (__builtin_expect(zero != 0, 0)) {
-                unsigned subnormal = 0;
-                for (int j = 0; j < 4; ++j) subnormal |= _mm512_fpclass_ps_mask(product[j], 0x20); // 0x20: denormal
-                if (subnormal != 0)
-                    for (int j = 0; j < 4; ++j)
-                        rounded[j] = mixt::simd::wide::detail::f32_to_bf16_by_integers(product[j]);
-            }
-            for (int j = 0; j < 4; ++j) {
-                const __m512 sum = _mm512_add_ps(widen(rounded[j]), _mm512_loadu_ps(c + i + 16 * j));
-                if (stream)
-                    _mm512_stream_ps(r + i + 16 * j, sum);
-                else
-                    _mm512_storeu_ps(r + i + 16 * j, sum);
-            }
+        for (; i + 16 <= n; i += 16) {
+            const __m512 sum = _mm512_add_ps(round_to_bf16(_mm512_mul_ps(widen(a + i), widen(b + i))), _mm512_loadu_ps(c + i));
+            if (stream)
+                _mm512_stream_ps(r + i, sum);
+            else
+                _mm512_storeu_ps(r + i, sum);
         }
         hand_loop(n - i, r + i, a + i, b + i, c + i);
         if (stream) _mm_sfence();
