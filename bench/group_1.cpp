@@ -103,7 +103,7 @@ struct e4 {
 #if MIXT_SIMD_AVX512
     // Only the work with mixt's bits (issue 43's compute floor), 16 elements at a time: both bf16 operands
     // widened (vpmovzxwd, vpslld), the product, rounded to bf16 in integer arithmetic as f32 bits (0x7fff added,
-    // and 1 more where the bit that becomes bf16's last is set; a NaN keeps its bits with the quiet bit set; the
+    // or 0x8000 where the bit that becomes bf16's last is set; a NaN keeps its bits with the quiet bit set; the
     // low half cleared), the sum and a 64-byte store. Eigen's loop rounds with vcvtneps2bf16 instead, which reads
     // a subnormal product as zero (wrong bits); the CPU's conversion with a test for such a lane was slower than
     // this (docs/performance-notes.md). Streamed stores where mixt streams; no plan.
@@ -117,7 +117,7 @@ struct e4 {
             const __m512i bits = _mm512_castps_si512(x);
             const __m512i up = _mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff));
             const __m512i even = _mm512_mask_add_epi32(
-                up, _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x10000)), up, _mm512_set1_epi32(1));
+                up, _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x10000)), bits, _mm512_set1_epi32(0x8000));
             const __m512i kept = _mm512_mask_or_epi32(even, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), bits,
                                                       _mm512_set1_epi32(0x400000));
             return _mm512_castsi512_ps(_mm512_and_si512(kept, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));

@@ -111,13 +111,13 @@ inline __m512 bf16_high_to_f32(__m512i bits) noexcept {
 }
 
 // f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
-// Six instructions: 0x7fff added, and 1 more where the bit that becomes bf16's last is set (a masked add on
+// Six instructions: 0x7fff added, or 0x8000 where the bit that becomes bf16's last is set (a masked add on
 // vptestmd's lanes: ties to even); a NaN lane is b with its quiet bit set instead (a masked or over the sum).
 inline __m512i f32_to_bf16_high(__m512 f) noexcept {
     const __m512i b = _mm512_castps_si512(f);
     const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00010000));
     const __m512i half = _mm512_add_epi32(b, _mm512_set1_epi32(0x7fff));
-    const __m512i rounded = _mm512_mask_add_epi32(half, odd, half, _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000));
     const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
     return _mm512_and_si512(_mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x00400000)),
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
