@@ -142,7 +142,7 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
         if (plan.columns == 1 && plan.per_row == 1 && plan.box.flat(1)) return reduce_strategy::first_extremes;
     }
 #endif
-    if constexpr (indexes_rows_across_v<Op, A>) {
+    if constexpr (Op::indexed) {
         if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_index_row_stream)
             return reduce_strategy::short_rows_across;
     }
@@ -238,7 +238,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     // many at a time, in runs that cross rows (plan.rows_box), into a buffer; end_rows_of_one_block makes the
     // stream's lanes and their end from it for row_batch rows at once, the same values as stream_fold's, and
     // each row's result is stored as it is made.
-    if constexpr (!Op::indexed || indexes_rows_across_v<Op, A>) {
+    {
     if (strategy == reduce_strategy::short_rows_across || strategy == reduce_strategy::short_rows_in_blocks) {
         const auto rows_source = std::apply(
             [&](const auto&... v) {
@@ -267,7 +267,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         sink.first = t * stream;
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
                     }
-                    if constexpr (Op::indexed) // (argmin/argmax: the rows' first extremes, indexes_rows_across_v)
+                    if constexpr (Op::indexed) // (argmin/argmax: the rows' first extremes)
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     else
                         fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());

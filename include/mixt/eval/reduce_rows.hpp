@@ -194,8 +194,8 @@ void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename
     }
 }
 
-/// Whether argmin/argmax (Op) of short rows of A takes first_extremes_across (AVX-512, f32 values) rather than a
-/// stream per row.
+/// Whether first_extremes_across compares 16 rows side by side in registers (AVX-512, f32 values); other types
+/// and targets scan each row in turn (first_extreme_of_row).
 template <class Op, class A>
 inline constexpr bool indexes_rows_across_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -204,14 +204,36 @@ inline constexpr bool indexes_rows_across_v =
     false;
 #endif
 
+/// argmin/argmax (Op) of the n values of one row at x: its first extreme value and that value's index (a NaN is
+/// more extreme than any number: the row's first NaN). One compare per value, taken without a branch (random
+/// values would mispredict it), NaNs noted on the way and searched for only in a row that has one: the plain
+/// loop a user would write (a stream's lanes cost more than such a row's values, short_index_row_stream).
+template <class Op, class A>
+typename Op::lane first_extreme_of_row(const A* __restrict x, index_t n) {
+    A best = x[0];
+    index_t at = 0;
+    bool nan = reduce_is_nan(best);
+    for (index_t j = 1; j < n; ++j) {
+        const A v = x[j];
+        const bool more = Op::kind == reduce_kind::argmin ? v < best : best < v;
+        best = more ? v : best;
+        at = more ? j : at;
+        nan = nan || reduce_is_nan(v);
+    }
+    if (nan)
+        for (index_t j = 0; j < n; ++j)
+            if (reduce_is_nan(x[j])) return Op::from(x[j], j);
+    return Op::from(best, at);
+}
+
 /// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
 /// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
-/// one result every order of Op::combine gives. Sixteen rows side by side, a row per vector lane, turned into
-/// columns in registers (simd::wide::rows_as_columns), each column compared with the best so far and taken
-/// where it is strictly more extreme, so that the first of equal values (-0 and +0 alike) stays.
+/// one result every order of Op::combine gives. Where indexes_rows_across_v, sixteen rows side by side, a row per
+/// vector lane, turned into columns in registers (simd::wide::rows_as_columns), each column compared with the
+/// best so far and taken where it is strictly more extreme, so that the first of equal values (-0 and +0 alike)
+/// stays; otherwise each row in turn (first_extreme_of_row).
 template <class Op, class A>
-void first_extremes_across([[maybe_unused]] const A* __restrict x, [[maybe_unused]] index_t n,
-                           [[maybe_unused]] index_t groups, [[maybe_unused]] typename Op::lane* __restrict out) {
+void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
         constexpr index_t rows_per = 16;
@@ -242,7 +264,7 @@ void first_extremes_across([[maybe_unused]] const A* __restrict x, [[maybe_unuse
         return;
     }
 #endif
-    eigen_assert(false && "mixt: first_extremes_across without AVX-512 or of a type other than f32");
+    for (index_t r = 0; r < groups * lane_group; ++r) out[r] = first_extreme_of_row<Op>(x + r * n, n);
 }
 
 /// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
@@ -341,7 +363,7 @@ void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const
     }
 }
 
-/// Rows up to this long of an indexes_rows_across_v reduction take first_extremes_across (its short-row path).
+/// Rows up to this long of an argmin/argmax take first_extremes_across (reduce_operand's short-row path).
 inline constexpr index_t short_index_row_stream = 128;
 
 /// Streams up to this long take reduce_operand's short-row path, in batches of about short_rows_values values:
