@@ -863,9 +863,11 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 // here: the first NaN where a row has one, else the first of its extreme values (-0 and +0 equal), over values
 // drawn from a few so that rows have ties, signed zeros and NaNs of both signs. f32: rows read in place (batches
 // of whole groups, then a last partial one from a buffer), an expression's rows (from a buffer), a strided
-// operand, and on a pool; f64 and i32: in place and an expression's rows.
+// operand, and on a pool; f64 and i32 (16 or 8 rows side by side, and f64 rows of more than 32 values one at a
+// time): in place and an expression's rows; u32 (values of 2^31 and more) and i64: in place.
+enum class row_sources { in_place, and_expression, all };
 template <class T>
-void check_short_rows_first_extremes(bool every_source) {
+void check_short_rows_first_extremes(row_sources sources) {
     Eigen::ThreadPool pool(4);
     Eigen::ThreadPoolDevice device(&pool, 4);
     std::mt19937 g(43);
@@ -893,15 +895,17 @@ void check_short_rows_first_extremes(bool every_source) {
             return best;
         };
         const auto ax = mixt::eval(mixt::argmax(x, 1)), an = mixt::eval(mixt::argmin(x, 1));
-        const auto doubled = mixt::eval(mixt::argmin(mixt::lazy(x) * T(2), 1)); // an expression: rows from a buffer
         for (Eigen::Index r = 0; r < rows; ++r) {
             const auto at = [&](Eigen::Index j) { return x(r, j); };
-            const Eigen::Index hi = first_extreme(at, true), lo = first_extreme(at, false);
-            EXPECT_EQ(ax(r), hi) << r;
-            EXPECT_EQ(an(r), lo) << r;
-            EXPECT_EQ(doubled(r), lo) << r;
+            EXPECT_EQ(ax(r), first_extreme(at, true)) << r;
+            EXPECT_EQ(an(r), first_extreme(at, false)) << r;
         }
-        if (every_source) {
+        if (sources != row_sources::in_place) {
+            const auto doubled = mixt::eval(mixt::argmin(mixt::lazy(x) * T(2), 1)); // an expression: from a buffer
+            for (Eigen::Index r = 0; r < rows; ++r)
+                EXPECT_EQ(doubled(r), first_extreme([&](Eigen::Index j) { return x(r, j); }, false)) << r;
+        }
+        if (sources == row_sources::all) {
             const auto ax4 = mixt::eval(mixt::argmax(x, 1), device);
             Eigen::Tensor<T, 2, Eigen::RowMajor> wide(rows, n + 3);
             wide.setConstant(T(100));
@@ -918,9 +922,11 @@ void check_short_rows_first_extremes(bool every_source) {
 }
 
 TEST(reduce_eval, short_rows_first_extremes) {
-    check_short_rows_first_extremes<float>(true);
-    check_short_rows_first_extremes<double>(false);
-    check_short_rows_first_extremes<std::int32_t>(false);
+    check_short_rows_first_extremes<float>(row_sources::all);
+    check_short_rows_first_extremes<double>(row_sources::and_expression);
+    check_short_rows_first_extremes<std::int32_t>(row_sources::and_expression);
+    check_short_rows_first_extremes<std::uint32_t>(row_sources::in_place);
+    check_short_rows_first_extremes<std::int64_t>(row_sources::in_place);
 }
 
 // Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a

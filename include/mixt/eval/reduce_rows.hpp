@@ -194,14 +194,40 @@ void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename
     }
 }
 
-/// Whether first_extremes_across compares 16 rows side by side in registers (AVX-512, f32 values); other types
-/// and targets scan each row in turn (first_extreme_of_row).
+/// Whether first_extremes_across compares rows side by side in registers (AVX-512): 16 rows of a 4-byte type or 8
+/// of an 8-byte one (f32, f64, and integers of 4 and 8 bytes); other types and targets scan each row in turn
+/// (first_extreme_of_row).
 template <class Op, class A>
 inline constexpr bool indexes_rows_across_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    Op::indexed && std::is_same_v<A, float>;
+    Op::indexed && (std::is_same_v<A, float> || std::is_same_v<A, double> ||
+                    (is_int_v<A> && (sizeof(A) == 4 || sizeof(A) == 8)));
 #else
     false;
+#endif
+
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// The lanes of `v` (a column of rows, A's bits) that are more extreme than `best` for Op: strictly greater
+/// (argmax) or less (argmin), or a NaN where best is not one (the first NaN stays).
+template <class Op, class A>
+auto more_extreme_lanes(__m512i v, __m512i best) {
+    constexpr bool min = Op::kind == reduce_kind::argmin;
+    if constexpr (std::is_same_v<A, float>) {
+        const __m512 a = _mm512_castsi512_ps(v), b = _mm512_castsi512_ps(best);
+        return static_cast<__mmask16>(_mm512_cmp_ps_mask(a, b, min ? _CMP_LT_OQ : _CMP_GT_OQ) |
+                                      _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(b, b, _CMP_ORD_Q), a, a, _CMP_UNORD_Q));
+    } else if constexpr (std::is_same_v<A, double>) {
+        const __m512d a = _mm512_castsi512_pd(v), b = _mm512_castsi512_pd(best);
+        return static_cast<__mmask8>(_mm512_cmp_pd_mask(a, b, min ? _CMP_LT_OQ : _CMP_GT_OQ) |
+                                     _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(b, b, _CMP_ORD_Q), a, a, _CMP_UNORD_Q));
+    } else {
+        constexpr int cmp = min ? _MM_CMPINT_LT : _MM_CMPINT_NLE;
+        if constexpr (sizeof(A) == 4)
+            return std::is_signed_v<A> ? _mm512_cmp_epi32_mask(v, best, cmp) : _mm512_cmp_epu32_mask(v, best, cmp);
+        else
+            return std::is_signed_v<A> ? _mm512_cmp_epi64_mask(v, best, cmp) : _mm512_cmp_epu64_mask(v, best, cmp);
+    }
+}
 #endif
 
 /// argmin/argmax (Op) of the n values of one row at x: its first extreme value and that value's index (a NaN is
@@ -226,42 +252,59 @@ typename Op::lane first_extreme_of_row(const A* __restrict x, index_t n) {
     return Op::from(best, at);
 }
 
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// first_extremes_across of 16 rows of a 4-byte type or 8 of an 8-byte one side by side (indexes_rows_across_v).
+template <class Op, class A>
+void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+    constexpr index_t rows_per = 64 / sizeof(A);
+    using index_lane = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
+    for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
+        __m512i best = _mm512_setzero_si512(), at = _mm512_setzero_si512();
+        for (index_t c0 = 0; c0 < n; c0 += rows_per) {
+            const int cols = static_cast<int>(std::min(rows_per, n - c0));
+            __m512i columns[rows_per];
+            simd::wide::rows_as_columns(x + q * rows_per * n + c0, n, cols, columns);
+            for (int j = 0; j < cols; ++j) {
+                using mask = decltype(more_extreme_lanes<Op, A>(best, best));
+                const mask take = c0 + j == 0 ? static_cast<mask>(-1) : more_extreme_lanes<Op, A>(columns[j], best);
+                if constexpr (sizeof(A) == 4) {
+                    best = _mm512_mask_mov_epi32(best, take, columns[j]);
+                    at = _mm512_mask_mov_epi32(at, take, _mm512_set1_epi32(static_cast<int>(c0 + j)));
+                } else {
+                    best = _mm512_mask_mov_epi64(best, take, columns[j]);
+                    at = _mm512_mask_mov_epi64(at, take, _mm512_set1_epi64(c0 + j));
+                }
+            }
+        }
+        alignas(64) A values[rows_per];
+        alignas(64) index_lane indices[rows_per];
+        _mm512_store_si512(values, best);
+        _mm512_store_si512(indices, at);
+        for (index_t r = 0; r < rows_per; ++r) out[q * rows_per + r] = Op::from(values[r], indices[r]);
+    }
+}
+#endif
+
+/// The longest rows of an 8-byte type that first_extremes_across takes side by side: on the AMD machine of the
+/// notes, 8 rows of f64 side by side tie with a row at a time at 24-32 values and lose from 48 (4-byte types win
+/// at every length; docs/performance-notes.md, "argmin/argmax along short rows of every type").
+inline constexpr index_t across_rows_of_8_bytes = 32;
+
 /// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
 /// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
-/// one result every order of Op::combine gives. Where indexes_rows_across_v, sixteen rows side by side, a row per
-/// vector lane, turned into columns in registers (simd::wide::rows_as_columns), each column compared with the
-/// best so far and taken where it is strictly more extreme, so that the first of equal values (-0 and +0 alike)
-/// stays; otherwise each row in turn (first_extreme_of_row).
+/// one result every order of Op::combine gives. Where indexes_rows_across_v (for an 8-byte type, in rows of at
+/// most across_rows_of_8_bytes values), 16 or 8 rows side by side, a row per vector lane, turned into columns in
+/// registers (simd::wide::rows_as_columns), each column compared with the best so far and taken where it is
+/// strictly more extreme (more_extreme_lanes), so that the first of equal values (-0 and +0 alike) stays;
+/// otherwise each row in turn (first_extreme_of_row).
 template <class Op, class A>
 void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
-        constexpr index_t rows_per = 16;
-        constexpr int more = Op::kind == reduce_kind::argmin ? _CMP_LT_OQ : _CMP_GT_OQ;
-        for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
-            __m512 best = _mm512_setzero_ps();
-            __m512i at = _mm512_setzero_si512();
-            for (index_t c0 = 0; c0 < n; c0 += rows_per) {
-                const int cols = static_cast<int>(std::min(rows_per, n - c0));
-                __m512i columns[rows_per];
-                simd::wide::rows_as_columns(x + q * rows_per * n + c0, n, cols, columns);
-                for (int j = 0; j < cols; ++j) {
-                    const __m512 v = _mm512_castsi512_ps(columns[j]);
-                    __mmask16 take = 0xffff; // (column 0: every lane)
-                    if (c0 + j > 0)
-                        take = _mm512_cmp_ps_mask(v, best, more) |
-                               _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(best, best, _CMP_ORD_Q), v, v, _CMP_UNORD_Q);
-                    best = _mm512_mask_mov_ps(best, take, v);
-                    at = _mm512_mask_mov_epi32(at, take, _mm512_set1_epi32(static_cast<int>(c0 + j)));
-                }
-            }
-            alignas(64) float values[rows_per];
-            alignas(64) std::int32_t indices[rows_per];
-            _mm512_store_ps(values, best);
-            _mm512_store_si512(indices, at);
-            for (index_t r = 0; r < rows_per; ++r) out[q * rows_per + r] = Op::from(values[r], indices[r]);
+        if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
+            first_extremes_side_by_side<Op>(x, n, groups, out);
+            return;
         }
-        return;
     }
 #endif
     for (index_t r = 0; r < groups * lane_group; ++r) out[r] = first_extreme_of_row<Op>(x + r * n, n);

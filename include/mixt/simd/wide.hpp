@@ -919,6 +919,66 @@ inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512
     }
 }
 
+/// rows_as_columns of 8 rows of N (2-4) 8-byte elements one after another: N plain loads, each column picked out
+/// of them by permutes.
+template <int N, class T>
+inline void short_rows_as_columns(const T* p, __m512i (&columns)[8]) noexcept {
+    __m512i r[N];
+    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + 8 * k);
+    const __m512i step = _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(N));
+    for (int j = 0; j < N; ++j) {
+        const __m512i at = _mm512_add_epi64(step, _mm512_set1_epi64(j)); // lane i: element j + N * i
+        // Vectors 2k and 2k + 1 hold elements [16k, 16k + 16): a permute of the two takes the index mod 16.
+        __m512i c = _mm512_permutex2var_epi64(r[0], at, r[1]);
+        if constexpr (N > 2) {
+            const __mmask8 from = _mm512_cmpge_epi64_mask(at, _mm512_set1_epi64(16));
+            const __m512i picked = N > 3 ? _mm512_permutex2var_epi64(r[2], at, r[N - 1]) : _mm512_permutexvar_epi64(at, r[2]);
+            c = _mm512_mask_blend_epi64(from, c, picked);
+        }
+        columns[j] = c;
+    }
+}
+
+/// Eight rows of `count` (at most 8) 8-byte elements, row i at p + i * stride, as columns: lane i of columns[j]
+/// is p[i * stride + j] for j < count (the other columns are left undefined). Each row is one masked load, then
+/// an 8 x 8 transpose in registers: 64-bit unpacks within 128-bit blocks, then two rounds of block shuffles.
+/// Rows of 2-4 elements one after another take short_rows_as_columns instead.
+template <class T>
+    requires(sizeof(T) == 8)
+inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
+    if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
+        columns[0] = _mm512_loadu_si512(p);
+        return;
+    }
+    if (stride == count && count <= 4) {
+        switch (count) {
+        case 2: return short_rows_as_columns<2>(p, columns);
+        case 3: return short_rows_as_columns<3>(p, columns);
+        default: return short_rows_as_columns<4>(p, columns);
+        }
+    }
+    const auto m = static_cast<__mmask8>((1u << count) - 1u);
+    __m512i r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm512_maskz_loadu_epi64(m, p + i * stride);
+    // t[2g], block b: columns 2b of rows 2g and 2g + 1; t[2g + 1]: columns 2b + 1.
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi64(r[i], r[i + 1]);
+    }
+    // r[h + 2o + e] (h 0 or 4): columns 2e + o and 4 + 2e + o of rows h to h + 3, blocks in row pairs.
+    for (int h = 0; h < 8; h += 4)
+        for (int o = 0; o < 2; ++o) {
+            r[h + 2 * o] = _mm512_shuffle_i64x2(t[h + o], t[h + 2 + o], 0x88);
+            r[h + 2 * o + 1] = _mm512_shuffle_i64x2(t[h + o], t[h + 2 + o], 0xDD);
+        }
+    for (int o = 0; o < 2; ++o)
+        for (int e = 0; e < 2; ++e) {
+            const __m512i lo = r[2 * o + e], hi = r[4 + 2 * o + e]; // rows 0-3 and 4-7
+            columns[2 * e + o] = _mm512_shuffle_i64x2(lo, hi, 0x88);
+            columns[4 + 2 * e + o] = _mm512_shuffle_i64x2(lo, hi, 0xDD);
+        }
+}
+
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
 #pragma GCC diagnostic pop
 #undef MIXT_WIDE_DIAGNOSTICS_PUSHED
