@@ -864,7 +864,8 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 // drawn from a few so that rows have ties, signed zeros and NaNs of both signs. f32: rows read in place (batches
 // of whole groups, then a last partial one from a buffer), an expression's rows (from a buffer), a strided
 // operand, and on a pool; f64 and i32 (16 or 8 rows side by side, and f64 rows of more than 32 values one at a
-// time): in place and an expression's rows; u32 (values of 2^31 and more) and i64: in place.
+// time): in place and an expression's rows; u32 (values of 2^31 and more) and i64: in place. For each, the lanes
+// of first_extremes_across too (a destination whose rows are not in order; eval's indices skip them).
 enum class row_sources { in_place, and_expression, all };
 template <class T>
 void check_short_rows_first_extremes(row_sources sources) {
@@ -895,10 +896,18 @@ void check_short_rows_first_extremes(row_sources sources) {
             return best;
         };
         const auto ax = mixt::eval(mixt::argmax(x, 1)), an = mixt::eval(mixt::argmin(x, 1));
+        // The lanes first_extremes_across makes where the output rows are not in order (eval writes indices).
+        using argmax_op = mixt::detail::reduce_op<mixt::reduce_kind::argmax, T>;
+        const Eigen::Index groups = rows / mixt::detail::lane_group;
+        std::vector<typename argmax_op::lane> lanes(static_cast<std::size_t>(groups * mixt::detail::lane_group));
+        mixt::detail::first_extremes_across<argmax_op, T>(x.data(), n, groups, lanes.data());
         for (Eigen::Index r = 0; r < rows; ++r) {
             const auto at = [&](Eigen::Index j) { return x(r, j); };
             EXPECT_EQ(ax(r), first_extreme(at, true)) << r;
             EXPECT_EQ(an(r), first_extreme(at, false)) << r;
+            if (r < groups * mixt::detail::lane_group) {
+                EXPECT_EQ(lanes[static_cast<std::size_t>(r)].i, ax(r)) << r;
+            }
         }
         if (sources != row_sources::in_place) {
             const auto doubled = mixt::eval(mixt::argmin(mixt::lazy(x) * T(2), 1)); // an expression: from a buffer

@@ -267,9 +267,13 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         sink.first = t * stream;
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
                     }
-                    if constexpr (Op::indexed) // (argmin/argmax: the rows' first extremes)
+                    if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
+                        if (plan.rows_in_order) { // straight into o: the indices are the results
+                            first_extreme_indexes<Op, A>(from, stream, n, o + t);
+                            continue;
+                        }
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
-                    else
+                    } else
                         fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     if (plan.rows_in_order) // (a loop the compiler vectorizes)
                         for (index_t h = 0; h < n; ++h) o[t + h] = reduce_result<K, A, T>(results[h], reduced_count);

@@ -253,12 +253,13 @@ typename Op::lane first_extreme_of_row(const A* __restrict x, index_t n) {
 }
 
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-/// first_extremes_across of 16 rows of a 4-byte type or 8 of an 8-byte one side by side (indexes_rows_across_v).
-template <class Op, class A>
-void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+/// The first extremes of `subgroups` groups of 16 rows of a 4-byte type or 8 of an 8-byte one (indexes_rows_across_v),
+/// n values a row, side by side: `take(row0, best, at)` receives each group's values (A's bits) and indices (i32
+/// lanes for a 4-byte type, i64 for an 8-byte one).
+template <class Op, class A, class Take>
+void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgroups, Take&& take) {
     constexpr index_t rows_per = 64 / sizeof(A);
-    using index_lane = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
-    for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
+    for (index_t q = 0; q < subgroups; ++q) {
         __m512i best = _mm512_setzero_si512(), at = _mm512_setzero_si512();
         for (index_t c0 = 0; c0 < n; c0 += rows_per) {
             const int cols = static_cast<int>(std::min(rows_per, n - c0));
@@ -266,21 +267,17 @@ void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t group
             simd::wide::rows_as_columns(x + q * rows_per * n + c0, n, cols, columns);
             for (int j = 0; j < cols; ++j) {
                 using mask = decltype(more_extreme_lanes<Op, A>(best, best));
-                const mask take = c0 + j == 0 ? static_cast<mask>(-1) : more_extreme_lanes<Op, A>(columns[j], best);
+                const mask more = c0 + j == 0 ? static_cast<mask>(-1) : more_extreme_lanes<Op, A>(columns[j], best);
                 if constexpr (sizeof(A) == 4) {
-                    best = _mm512_mask_mov_epi32(best, take, columns[j]);
-                    at = _mm512_mask_mov_epi32(at, take, _mm512_set1_epi32(static_cast<int>(c0 + j)));
+                    best = _mm512_mask_mov_epi32(best, more, columns[j]);
+                    at = _mm512_mask_mov_epi32(at, more, _mm512_set1_epi32(static_cast<int>(c0 + j)));
                 } else {
-                    best = _mm512_mask_mov_epi64(best, take, columns[j]);
-                    at = _mm512_mask_mov_epi64(at, take, _mm512_set1_epi64(c0 + j));
+                    best = _mm512_mask_mov_epi64(best, more, columns[j]);
+                    at = _mm512_mask_mov_epi64(at, more, _mm512_set1_epi64(c0 + j));
                 }
             }
         }
-        alignas(64) A values[rows_per];
-        alignas(64) index_lane indices[rows_per];
-        _mm512_store_si512(values, best);
-        _mm512_store_si512(indices, at);
-        for (index_t r = 0; r < rows_per; ++r) out[q * rows_per + r] = Op::from(values[r], indices[r]);
+        take(q * rows_per, best, at);
     }
 }
 #endif
@@ -302,12 +299,46 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
         if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
-            first_extremes_side_by_side<Op>(x, n, groups, out);
+            constexpr index_t rows_per = 64 / sizeof(A);
+            first_extremes_side_by_side<Op, A>(x, n, groups * (lane_group / rows_per), [&](index_t row0, __m512i best, __m512i at) {
+                alignas(64) A values[rows_per];
+                alignas(64) std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> indices[rows_per];
+                _mm512_store_si512(values, best);
+                _mm512_store_si512(indices, at);
+                for (index_t r = 0; r < rows_per; ++r) out[row0 + r] = Op::from(values[r], indices[r]);
+            });
             return;
         }
     }
 #endif
     for (index_t r = 0; r < groups * lane_group; ++r) out[r] = first_extreme_of_row<Op>(x + r * n, n);
+}
+
+/// first_extremes_across of `rows` rows, only their indices, written to out[0, rows) (argmin/argmax into an
+/// index array whose rows are in order: no lanes, no copy; rows past `rows` in the last group may be read, as
+/// first_extremes_across reads whole groups, and are not written).
+template <class Op, class A, class T>
+void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __restrict out) {
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (indexes_rows_across_v<Op, A> && std::is_integral_v<T> && sizeof(T) == 8) {
+        if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
+            constexpr index_t rows_per = 64 / sizeof(A);
+            first_extremes_side_by_side<Op, A>(x, n, (rows + rows_per - 1) / rows_per, [&](index_t row0, __m512i, __m512i at) {
+                const index_t count = std::min(rows_per, rows - row0);
+                const auto first8 = static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1u);
+                if constexpr (sizeof(A) == 4) {
+                    const auto next8 = static_cast<__mmask8>(count >= 16 ? 0xff : count <= 8 ? 0 : (1u << (count - 8)) - 1u);
+                    _mm512_mask_storeu_epi64(out + row0, first8, simd::wide::widen_half_epi32<0>(at));
+                    _mm512_mask_storeu_epi64(out + row0 + 8, next8, simd::wide::widen_half_epi32<1>(at));
+                } else {
+                    _mm512_mask_storeu_epi64(out + row0, first8, at);
+                }
+            });
+            return;
+        }
+    }
+#endif
+    for (index_t r = 0; r < rows; ++r) out[r] = static_cast<T>(first_extreme_of_row<Op>(x + r * n, n).i);
 }
 
 /// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:

@@ -919,6 +919,12 @@ inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512
     }
 }
 
+/// Lanes 8H to 8H + 7 of 16 signed 32-bit integers, sign-extended to 64 bits (indices of rows side by side).
+template <int H>
+inline __m512i widen_half_epi32(__m512i v) noexcept {
+    return _mm512_cvtepi32_epi64(H == 0 ? _mm512_castsi512_si256(v) : _mm512_extracti64x4_epi64(v, H));
+}
+
 /// rows_as_columns of 8 rows of N (2-4) 8-byte elements one after another: N plain loads, each column picked out
 /// of them by permutes.
 template <int N, class T>
