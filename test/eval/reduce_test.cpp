@@ -858,25 +858,24 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
     }
 }
 
-// argmax and argmin along short rows (1 to 128 values: first_extremes_across, 16 rows of f32 side by side with
-// AVX-512, each row in turn otherwise and for other types; 129 and 130: the streams) against a loop written
-// here: the first NaN where a row has one, else the first of its extreme values (-0 and +0 equal), over values
-// drawn from a few so that rows have ties, signed zeros and NaNs of both signs. f32: rows read in place (batches
-// of whole groups, then a last partial one from a buffer), an expression's rows (from a buffer), a strided
-// operand, and on a pool; f64 and i32 (16 or 8 rows side by side, and f64 rows of more than 32 values one at a
-// time): in place and an expression's rows; u32 (values of 2^31 and more) and i64: in place. For each, the lanes
-// of first_extremes_across too (a destination whose rows are not in order; eval's indices skip them).
-enum class row_sources { in_place, and_expression, all };
+// argmax and argmin along short rows (1 to 128 values: first_extremes_across, 16 rows of a 4-byte type or 8 of an
+// 8-byte one side by side with AVX-512, each row in turn otherwise (and f64 rows of more than 32 values); 129 and
+// 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
+// values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
+// signs (and u32 values of 2^31 and more). f32 through mixt::eval: rows read in place (batches of whole groups,
+// then a last partial one from a buffer), an expression's rows (from a buffer), a strided operand, and on a pool;
+// the other types: mixt::eval's argmax in place, and the argmin indices (first_extreme_indexes) and the argmax
+// lanes (first_extremes_across, for a destination whose rows are not in order) called directly, for every type.
 template <class T>
-void check_short_rows_first_extremes(row_sources sources) {
-    Eigen::ThreadPool pool(4);
-    Eigen::ThreadPoolDevice device(&pool, 4);
+void check_short_rows_first_extremes() {
     std::mt19937 g(43);
     constexpr bool floating = std::is_floating_point_v<T>;
     const T nan = floating ? std::numeric_limits<T>::quiet_NaN() : T(5);
     const T tiny = floating ? std::numeric_limits<T>::denorm_min() * 3 : T(4);
     const T choices[] = {T(-1), T(0), floating ? -T(0) : T(6), T(1), T(2), T(-3), floating ? T(2.5) : T(-9), tiny, -tiny, T(7)};
     std::uniform_int_distribution<int> pick(0, 9), rare(0, 199);
+    using argmax_op = mixt::detail::reduce_op<mixt::reduce_kind::argmax, T>;
+    using argmin_op = mixt::detail::reduce_op<mixt::reduce_kind::argmin, T>;
     for (Eigen::Index n = 1; n <= 130; n += n < 40 ? 1 : n < 120 ? 9 : 1) {
         SCOPED_TRACE(n);
         // More rows than one batch of short_rows_across (4096 values, whole groups of 32 rows) and a few more.
@@ -886,44 +885,45 @@ void check_short_rows_first_extremes(row_sources sources) {
             const int r = rare(g);
             x.data()[i] = r == 0 ? nan : r == 1 ? -nan : choices[pick(g)];
         }
-        const auto first_extreme = [&](const auto& value_at, bool max) {
+        const auto first_extreme = [&](Eigen::Index r, bool max) {
             Eigen::Index best = 0;
             for (Eigen::Index j = 0; j < n; ++j) {
-                const T y = value_at(j);
+                const T y = x(r, j);
                 if (y != y) return j;
-                if (max ? y > value_at(best) : y < value_at(best)) best = j;
+                if (max ? y > x(r, best) : y < x(r, best)) best = j;
             }
             return best;
         };
-        const auto ax = mixt::eval(mixt::argmax(x, 1)), an = mixt::eval(mixt::argmin(x, 1));
-        // The lanes first_extremes_across makes where the output rows are not in order (eval writes indices).
-        using argmax_op = mixt::detail::reduce_op<mixt::reduce_kind::argmax, T>;
+        const auto ax = mixt::eval(mixt::argmax(x, 1));
+        std::vector<Eigen::Index> lo(static_cast<std::size_t>(rows));
+        mixt::detail::first_extreme_indexes<argmin_op, T>(x.data(), n, rows, lo.data());
         const Eigen::Index groups = rows / mixt::detail::lane_group;
         std::vector<typename argmax_op::lane> lanes(static_cast<std::size_t>(groups * mixt::detail::lane_group));
         mixt::detail::first_extremes_across<argmax_op, T>(x.data(), n, groups, lanes.data());
         for (Eigen::Index r = 0; r < rows; ++r) {
-            const auto at = [&](Eigen::Index j) { return x(r, j); };
-            EXPECT_EQ(ax(r), first_extreme(at, true)) << r;
-            EXPECT_EQ(an(r), first_extreme(at, false)) << r;
+            const Eigen::Index hi = first_extreme(r, true);
+            EXPECT_EQ(ax(r), hi) << r;
+            EXPECT_EQ(lo[static_cast<std::size_t>(r)], first_extreme(r, false)) << r;
             if (r < groups * mixt::detail::lane_group) {
-                EXPECT_EQ(lanes[static_cast<std::size_t>(r)].i, ax(r)) << r;
+                EXPECT_EQ(lanes[static_cast<std::size_t>(r)].i, hi) << r;
             }
         }
-        if (sources != row_sources::in_place) {
-            const auto doubled = mixt::eval(mixt::argmin(mixt::lazy(x) * T(2), 1)); // an expression: from a buffer
-            for (Eigen::Index r = 0; r < rows; ++r)
-                EXPECT_EQ(doubled(r), first_extreme([&](Eigen::Index j) { return x(r, j); }, false)) << r;
-        }
-        if (sources == row_sources::all) {
+        if constexpr (std::is_same_v<T, float>) {
+            Eigen::ThreadPool pool(4);
+            Eigen::ThreadPoolDevice device(&pool, 4);
+            const auto an = mixt::eval(mixt::argmin(x, 1));
             const auto ax4 = mixt::eval(mixt::argmax(x, 1), device);
+            const auto doubled = mixt::eval(mixt::argmin(mixt::lazy(x) * 2.0f, 1)); // an expression: from a buffer
             Eigen::Tensor<T, 2, Eigen::RowMajor> wide(rows, n + 3);
             wide.setConstant(T(100));
             wide.slice(Eigen::array<Eigen::Index, 2>{0, 1}, Eigen::array<Eigen::Index, 2>{rows, n}) = x;
             const auto sliced = mixt::eval(
                 mixt::argmax(wide.slice(Eigen::array<Eigen::Index, 2>{0, 1}, Eigen::array<Eigen::Index, 2>{rows, n}), 1));
             for (Eigen::Index r = 0; r < rows; ++r) {
-                const Eigen::Index hi = first_extreme([&](Eigen::Index j) { return x(r, j); }, true);
+                const Eigen::Index hi = first_extreme(r, true), low = first_extreme(r, false);
+                EXPECT_EQ(an(r), low) << r;
                 EXPECT_EQ(ax4(r), hi) << r;
+                EXPECT_EQ(doubled(r), low) << r;
                 EXPECT_EQ(sliced(r), hi) << r;
             }
         }
@@ -931,11 +931,11 @@ void check_short_rows_first_extremes(row_sources sources) {
 }
 
 TEST(reduce_eval, short_rows_first_extremes) {
-    check_short_rows_first_extremes<float>(row_sources::all);
-    check_short_rows_first_extremes<double>(row_sources::and_expression);
-    check_short_rows_first_extremes<std::int32_t>(row_sources::and_expression);
-    check_short_rows_first_extremes<std::uint32_t>(row_sources::in_place);
-    check_short_rows_first_extremes<std::int64_t>(row_sources::in_place);
+    check_short_rows_first_extremes<float>();
+    check_short_rows_first_extremes<double>();
+    check_short_rows_first_extremes<std::int32_t>();
+    check_short_rows_first_extremes<std::uint32_t>();
+    check_short_rows_first_extremes<std::int64_t>();
 }
 
 // Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a
