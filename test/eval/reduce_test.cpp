@@ -862,7 +862,7 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 // 8-byte one side by side with AVX-512, each row in turn otherwise (and f64 rows of more than 32 values); 129 and
 // 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
 // values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
-// signs (and u32 values of 2^31 and more). f32 through mixt::eval: rows read in place (batches of whole groups,
+// signs (and u32 and u64 values of 2^31 and 2^63 and more). f32 through mixt::eval: rows read in place (batches of whole groups,
 // then a last partial one from a buffer), an expression's rows (from a buffer), a strided operand, and on a pool;
 // the other types: mixt::eval's argmax in place, and the argmin indices (first_extreme_indexes) and the argmax
 // lanes (first_extremes_across, for a destination whose rows are not in order) called directly, for every type.
@@ -878,8 +878,9 @@ void check_short_rows_first_extremes() {
     using argmin_op = mixt::detail::reduce_op<mixt::reduce_kind::argmin, T>;
     for (Eigen::Index n = 1; n <= 130; n += n < 40 ? 1 : n < 120 ? 9 : 1) {
         SCOPED_TRACE(n);
-        // More rows than one batch of short_rows_across (4096 values, whole groups of 32 rows) and a few more.
-        const Eigen::Index rows = std::max<Eigen::Index>(32, 4096 / n / 32 * 32) + 37;
+        // More rows than one batch of short_rows_across (4096 values, whole groups of 32 rows) and a few more (a
+        // last group of 16 rows with 5, 11 or 13 of them, of 8 with 5 or 3).
+        const Eigen::Index rows = std::max<Eigen::Index>(32, 4096 / n / 32 * 32) + (n % 3 == 0 ? 37 : n % 3 == 1 ? 43 : 45);
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
         for (Eigen::Index i = 0; i < x.size(); ++i) {
             const int r = rare(g);
@@ -894,19 +895,24 @@ void check_short_rows_first_extremes() {
             }
             return best;
         };
-        const auto ax = mixt::eval(mixt::argmax(x, 1));
-        std::vector<Eigen::Index> lo(static_cast<std::size_t>(rows));
-        mixt::detail::first_extreme_indexes<argmin_op, T>(x.data(), n, rows, lo.data());
-        const Eigen::Index groups = rows / mixt::detail::lane_group;
+        // argmax into a map of the rows' results, with 16 guards after them that nothing may write.
+        std::vector<Eigen::Index> ax_and_guards(static_cast<std::size_t>(rows + 16), -7);
+        Eigen::TensorMap<Eigen::Tensor<Eigen::Index, 1, Eigen::RowMajor>> ax(ax_and_guards.data(), rows);
+        mixt::assign(ax, mixt::argmax(x, 1));
+        for (Eigen::Index k = rows; k < rows + 16; ++k) EXPECT_EQ(ax_and_guards[static_cast<std::size_t>(k)], -7) << k;
+        // The direct calls read whole groups of rows: a copy of x with its last group filled out.
+        const Eigen::Index groups = (rows + mixt::detail::lane_group - 1) / mixt::detail::lane_group;
+        std::vector<T> whole(static_cast<std::size_t>(groups * mixt::detail::lane_group * n));
+        std::copy_n(x.data(), x.size(), whole.begin());
+        std::vector<std::int32_t> lo(static_cast<std::size_t>(rows)); // (i32 indices, as the x32 policies give)
+        mixt::detail::first_extreme_indexes<argmin_op, T>(whole.data(), n, rows, lo.data());
         std::vector<typename argmax_op::lane> lanes(static_cast<std::size_t>(groups * mixt::detail::lane_group));
-        mixt::detail::first_extremes_across<argmax_op, T>(x.data(), n, groups, lanes.data());
+        mixt::detail::first_extremes_across<argmax_op, T>(whole.data(), n, groups, lanes.data());
         for (Eigen::Index r = 0; r < rows; ++r) {
             const Eigen::Index hi = first_extreme(r, true);
             EXPECT_EQ(ax(r), hi) << r;
             EXPECT_EQ(lo[static_cast<std::size_t>(r)], first_extreme(r, false)) << r;
-            if (r < groups * mixt::detail::lane_group) {
-                EXPECT_EQ(lanes[static_cast<std::size_t>(r)].i, hi) << r;
-            }
+            EXPECT_EQ(lanes[static_cast<std::size_t>(r)].i, hi) << r;
         }
         if constexpr (std::is_same_v<T, float>) {
             Eigen::ThreadPool pool(4);
@@ -936,6 +942,7 @@ TEST(reduce_eval, short_rows_first_extremes) {
     check_short_rows_first_extremes<std::int32_t>();
     check_short_rows_first_extremes<std::uint32_t>();
     check_short_rows_first_extremes<std::int64_t>();
+    check_short_rows_first_extremes<std::uint64_t>();
 }
 
 // Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a

@@ -106,7 +106,8 @@ auto materialize_for_reduction(const node<Op, Cs...>& n, const Device& device) {
 /// How a reduction's rows are computed (the reduction's part of the plan, chosen by choose_reduce_strategy):
 enum class reduce_strategy {
     first_extremes,       ///< argmin/argmax of one f16/bf16 array, a row a contiguous run: one scan per row
-    short_rows_across,    ///< rows of one column of at most short_row_stream values, folded side by side
+    short_rows_across,    ///< rows of one column of at most short_row_stream values (short_index_row_stream for
+                          ///< argmin/argmax), folded or compared side by side
     short_rows_in_blocks, ///< the same rows, their lanes made and ended a block of rows at a time
     streams,              ///< each row's stream folded into lanes, in super-blocks (tasks), combined pairwise
 };
@@ -238,7 +239,6 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     // many at a time, in runs that cross rows (plan.rows_box), into a buffer; end_rows_of_one_block makes the
     // stream's lanes and their end from it for row_batch rows at once, the same values as stream_fold's, and
     // each row's result is stored as it is made.
-    {
     if (strategy == reduce_strategy::short_rows_across || strategy == reduce_strategy::short_rows_in_blocks) {
         const auto rows_source = std::apply(
             [&](const auto&... v) {
@@ -268,9 +268,11 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
                     }
                     if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
-                        if (plan.rows_in_order) { // straight into o: the indices are the results
-                            first_extreme_indexes<Op, A>(from, stream, n, o + t);
-                            continue;
+                        if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+                            if (plan.rows_in_order) { // straight into o: the indices are the results
+                                first_extreme_indexes<Op, A>(from, stream, n, o + t);
+                                continue;
+                            }
                         }
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     } else
@@ -315,7 +317,6 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         });
         return;
         }
-    }
     }
 
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());

@@ -314,24 +314,31 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
     for (index_t r = 0; r < groups * lane_group; ++r) out[r] = first_extreme_of_row<Op>(x + r * n, n);
 }
 
-/// first_extremes_across of `rows` rows, only their indices, written to out[0, rows) (argmin/argmax into an
-/// index array whose rows are in order: no lanes, no copy; rows past `rows` in the last group may be read, as
-/// first_extremes_across reads whole groups, and are not written).
+/// first_extremes_across of `rows` rows, only their indices, written to out[0, rows) as T (an integer of 4 or 8
+/// bytes: argmin/argmax into an index array whose rows are in order; no lanes, no copy). Side by side, the last
+/// group's rows past `rows` are read (the caller makes whole groups of 16 rows of a 4-byte type, 8 of an 8-byte
+/// one, readable, as for first_extremes_across) and not written.
 template <class Op, class A, class T>
 void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __restrict out) {
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    if constexpr (indexes_rows_across_v<Op, A> && std::is_integral_v<T> && sizeof(T) == 8) {
+    if constexpr (indexes_rows_across_v<Op, A>) {
         if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
             constexpr index_t rows_per = 64 / sizeof(A);
             first_extremes_side_by_side<Op, A>(x, n, (rows + rows_per - 1) / rows_per, [&](index_t row0, __m512i, __m512i at) {
-                const index_t count = std::min(rows_per, rows - row0);
-                const auto first8 = static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1u);
-                if constexpr (sizeof(A) == 4) {
-                    const auto next8 = static_cast<__mmask8>(count >= 16 ? 0xff : count <= 8 ? 0 : (1u << (count - 8)) - 1u);
-                    _mm512_mask_storeu_epi64(out + row0, first8, simd::wide::widen_half_epi32<0>(at));
-                    _mm512_mask_storeu_epi64(out + row0 + 8, next8, simd::wide::widen_half_epi32<1>(at));
+                const auto count = static_cast<unsigned>(std::min(rows_per, rows - row0));
+                const auto first = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1u);
+                if constexpr (sizeof(A) == 4 && sizeof(T) == 4) {
+                    _mm512_mask_storeu_epi32(out + row0, first, at);
+                } else if constexpr (sizeof(A) == 4) { // 16 i32 indices as two halves of 8 i64
+                    _mm512_mask_storeu_epi64(out + row0, static_cast<__mmask8>(first), simd::wide::widen_half_epi32<0>(at));
+                    if (count > 8)
+                        _mm512_mask_storeu_epi64(out + row0 + 8, static_cast<__mmask8>(first >> 8),
+                                                 simd::wide::widen_half_epi32<1>(at));
+                } else if constexpr (sizeof(T) == 4) { // 8 i64 indices narrowed
+                    _mm512_mask_cvtepi64_storeu_epi32(out + row0, static_cast<__mmask8>(first), at);
                 } else {
-                    _mm512_mask_storeu_epi64(out + row0, first8, at);
+                    _mm512_mask_storeu_epi64(out + row0, static_cast<__mmask8>(first), at);
                 }
             });
             return;
@@ -437,7 +444,8 @@ void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const
     }
 }
 
-/// Rows up to this long of an argmin/argmax take first_extremes_across (reduce_operand's short-row path).
+/// Rows up to this long of an argmin/argmax take reduce_operand's short-row path (first_extreme_indexes, or
+/// first_extremes_across where the results' rows are not in order).
 inline constexpr index_t short_index_row_stream = 128;
 
 /// Streams up to this long take reduce_operand's short-row path, in batches of about short_rows_values values:
