@@ -849,52 +849,34 @@ inline __m512i gather_lanes(const T* p, __m512i offsets) noexcept {
         return _mm512_i32gather_epi64(_mm512_castsi512_si256(offsets), p, 8);
 }
 
-/// rows_as_columns of 16 rows of N (2-6) elements one after another: N plain loads, each column picked out of
-/// them by permutes (fewer operations than the transpose for so few columns).
-template <int N, class T>
-inline void short_rows_as_columns(const T* p, __m512i (&columns)[16]) noexcept {
-    __m512i r[N];
-    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + 16 * k);
-    const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                            _mm512_set1_epi32(N));
-    for (int j = 0; j < N; ++j) {
-        const __m512i at = _mm512_add_epi32(step, _mm512_set1_epi32(j)); // lane i: element j + N * i
-        // Vectors 2k and 2k + 1 hold elements [32k, 32k + 32): a permute of the two takes the index mod 32.
-        __m512i c = _mm512_permutex2var_epi32(r[0], at, r[1]);
-        for (int k = 2; k < N; k += 2) {
-            const __mmask16 from = _mm512_cmpge_epi32_mask(at, _mm512_set1_epi32(16 * k));
-            __m512i picked;
-            if (k + 1 < N)
-                picked = _mm512_permutex2var_epi32(r[k], at, r[k + 1]);
-            else
-                picked = _mm512_permutexvar_epi32(at, r[k]);
-            c = _mm512_mask_blend_epi32(from, c, picked);
-        }
-        columns[j] = c;
-    }
+namespace detail {
+// Permutes of 4- or 8-byte lanes (S their bytes) for short_rows_as_columns.
+template <std::size_t S>
+inline __m512i permute_pair(__m512i a, __m512i at, __m512i b) noexcept {
+    if constexpr (S == 4)
+        return _mm512_permutex2var_epi32(a, at, b);
+    else
+        return _mm512_permutex2var_epi64(a, at, b);
+}
+template <std::size_t S>
+inline __m512i permute_one(__m512i at, __m512i a) noexcept {
+    if constexpr (S == 4)
+        return _mm512_permutexvar_epi32(at, a);
+    else
+        return _mm512_permutexvar_epi64(at, a);
+}
+// `picked` where the lane's index in `at` is at least `first`, else c.
+template <std::size_t S>
+inline __m512i take_from(__m512i at, int first, __m512i c, __m512i picked) noexcept {
+    if constexpr (S == 4)
+        return _mm512_mask_blend_epi32(_mm512_cmpge_epi32_mask(at, _mm512_set1_epi32(first)), c, picked);
+    else
+        return _mm512_mask_blend_epi64(_mm512_cmpge_epi64_mask(at, _mm512_set1_epi64(first)), c, picked);
 }
 
-/// Sixteen rows of `count` (at most 16) 4-byte elements, row i at p + i * stride, as columns: lane i of
-/// columns[j] is p[i * stride + j] for j < count (the other columns are left undefined). Each row is one masked
-/// load (nothing past its count is read), then a 16 x 16 transpose in registers: 32-bit, then 64-bit unpacks
-/// within 128-bit blocks, then two rounds of block shuffles. Rows of 2-6 elements one after another take
-/// short_rows_as_columns instead.
+// rows_as_columns' transposes of whole rows: 16 x 16 4-byte lanes, 8 x 8 8-byte ones.
 template <class T>
-    requires(sizeof(T) == 4)
-inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
-    if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
-        columns[0] = _mm512_loadu_si512(p);
-        return;
-    }
-    if (stride == count && count <= 6) {
-        switch (count) {
-        case 2: return short_rows_as_columns<2>(p, columns);
-        case 3: return short_rows_as_columns<3>(p, columns);
-        case 4: return short_rows_as_columns<4>(p, columns);
-        case 5: return short_rows_as_columns<5>(p, columns);
-        default: return short_rows_as_columns<6>(p, columns);
-        }
-    }
+inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
     const auto m = static_cast<__mmask16>((1u << count) - 1u);
     __m512i r[16], t[16];
     for (int i = 0; i < 16; ++i) r[i] = _mm512_maskz_loadu_epi32(m, p + i * stride);
@@ -918,51 +900,8 @@ inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512
         columns[12 + k] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
     }
 }
-
-/// Lanes 8H to 8H + 7 of 16 signed 32-bit integers, sign-extended to 64 bits (indices of rows side by side).
-template <int H>
-inline __m512i widen_half_epi32(__m512i v) noexcept {
-    return _mm512_cvtepi32_epi64(H == 0 ? _mm512_castsi512_si256(v) : _mm512_extracti64x4_epi64(v, H));
-}
-
-/// rows_as_columns of 8 rows of N (2-4) 8-byte elements one after another: N plain loads, each column picked out
-/// of them by permutes.
-template <int N, class T>
-inline void short_rows_as_columns(const T* p, __m512i (&columns)[8]) noexcept {
-    __m512i r[N];
-    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + 8 * k);
-    const __m512i step = _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(N));
-    for (int j = 0; j < N; ++j) {
-        const __m512i at = _mm512_add_epi64(step, _mm512_set1_epi64(j)); // lane i: element j + N * i
-        // Vectors 2k and 2k + 1 hold elements [16k, 16k + 16): a permute of the two takes the index mod 16.
-        __m512i c = _mm512_permutex2var_epi64(r[0], at, r[1]);
-        if constexpr (N > 2) {
-            const __mmask8 from = _mm512_cmpge_epi64_mask(at, _mm512_set1_epi64(16));
-            const __m512i picked = N > 3 ? _mm512_permutex2var_epi64(r[2], at, r[N - 1]) : _mm512_permutexvar_epi64(at, r[2]);
-            c = _mm512_mask_blend_epi64(from, c, picked);
-        }
-        columns[j] = c;
-    }
-}
-
-/// Eight rows of `count` (at most 8) 8-byte elements, row i at p + i * stride, as columns: lane i of columns[j]
-/// is p[i * stride + j] for j < count (the other columns are left undefined). Each row is one masked load, then
-/// an 8 x 8 transpose in registers: 64-bit unpacks within 128-bit blocks, then two rounds of block shuffles.
-/// Rows of 2-4 elements one after another take short_rows_as_columns instead.
 template <class T>
-    requires(sizeof(T) == 8)
-inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
-    if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
-        columns[0] = _mm512_loadu_si512(p);
-        return;
-    }
-    if (stride == count && count <= 4) {
-        switch (count) {
-        case 2: return short_rows_as_columns<2>(p, columns);
-        case 3: return short_rows_as_columns<3>(p, columns);
-        default: return short_rows_as_columns<4>(p, columns);
-        }
-    }
+inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
     const auto m = static_cast<__mmask8>((1u << count) - 1u);
     __m512i r[8], t[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm512_maskz_loadu_epi64(m, p + i * stride);
@@ -983,6 +922,68 @@ inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512
             columns[2 * e + o] = _mm512_shuffle_i64x2(lo, hi, 0x88);
             columns[4 + 2 * e + o] = _mm512_shuffle_i64x2(lo, hi, 0xDD);
         }
+}
+} // namespace detail
+
+/// rows_as_columns of 64 / sizeof(T) rows (16 of 4 bytes, 8 of 8) of N elements one after another: N plain loads,
+/// each column picked out of them by permutes (fewer operations than the transpose for so few columns).
+template <int N, class T>
+inline void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+    constexpr int rows = 64 / sizeof(T);
+    using index = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    __m512i r[N];
+    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + rows * k);
+    for (int j = 0; j < N; ++j) {
+        alignas(64) index element[rows]; // lane i: element j + N * i (a constant)
+        for (int i = 0; i < rows; ++i) element[i] = static_cast<index>(j + N * i);
+        const __m512i at = _mm512_load_si512(element);
+        // Vectors k and k + 1 (k even) hold elements [rows k, rows (k + 2)): a permute of the two takes the index
+        // modulo 2 rows.
+        __m512i c = detail::permute_pair<sizeof(T)>(r[0], at, r[1]);
+        for (int k = 2; k < N; k += 2) {
+            __m512i picked;
+            if (k + 1 < N)
+                picked = detail::permute_pair<sizeof(T)>(r[k], at, r[k + 1]);
+            else
+                picked = detail::permute_one<sizeof(T)>(at, r[k]);
+            c = detail::take_from<sizeof(T)>(at, rows * k, c, picked);
+        }
+        columns[j] = c;
+    }
+}
+
+/// 64 / sizeof(T) rows (16 of a 4-byte type, 8 of an 8-byte one) of `count` (at most that many) elements, row i at
+/// p + i * stride, as columns: lane i of columns[j] is p[i * stride + j] for j < count (the other columns are left
+/// undefined). Each row is one masked load (nothing past its count is read), then a transpose in registers
+/// (detail::transpose_rows: unpacks within 128-bit blocks, then two rounds of block shuffles). Rows of 2-6 4-byte
+/// elements or 2-4 8-byte ones one after another take short_rows_as_columns instead.
+template <class T>
+    requires(sizeof(T) == 4 || sizeof(T) == 8)
+inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+    if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
+        columns[0] = _mm512_loadu_si512(p);
+        return;
+    }
+    if (stride == count && count <= (sizeof(T) == 4 ? 6 : 4)) {
+        switch (count) {
+        case 2: return short_rows_as_columns<2>(p, columns);
+        case 3: return short_rows_as_columns<3>(p, columns);
+        case 4: return short_rows_as_columns<4>(p, columns);
+        default:
+            if constexpr (sizeof(T) == 4) {
+                if (count == 5) return short_rows_as_columns<5>(p, columns);
+                return short_rows_as_columns<6>(p, columns);
+            }
+            return;
+        }
+    }
+    detail::transpose_rows(p, stride, count, columns);
+}
+
+/// Lanes 8H to 8H + 7 of 16 signed 32-bit integers, sign-extended to 64 bits (indices of rows side by side).
+template <int H>
+inline __m512i widen_half_epi32(__m512i v) noexcept {
+    return _mm512_cvtepi32_epi64(H == 0 ? _mm512_castsi512_si256(v) : _mm512_extracti64x4_epi64(v, H));
 }
 
 #if defined(MIXT_WIDE_DIAGNOSTICS_PUSHED)
