@@ -862,7 +862,8 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 // 8-byte one side by side with AVX-512, each row in turn otherwise (and f64 rows of more than 32 values); 129 and
 // 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
 // values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
-// signs (and u32 and u64 values of 2^31 and 2^63 and more). f32 through mixt::eval: rows read in place (batches of whole groups,
+// signs (and u32 and u64 values of 2^31 and 2^63 and more; for the types of 1 and 2 bytes and bool, the same
+// draws converted). f32 through mixt::eval: rows read in place (batches of whole groups,
 // then a last partial one from a buffer), an expression's rows (from a buffer), a strided operand, and on a pool;
 // the other types: mixt::eval's argmax in place, and the argmin indices (first_extreme_indexes) and the argmax
 // lanes (first_extremes_across, for a destination whose rows are not in order) called directly, for every type.
@@ -872,7 +873,7 @@ void check_short_rows_first_extremes() {
     constexpr bool floating = std::is_floating_point_v<T>;
     const T nan = floating ? std::numeric_limits<T>::quiet_NaN() : T(5);
     const T tiny = floating ? std::numeric_limits<T>::denorm_min() * 3 : T(4);
-    const T choices[] = {T(-1), T(0), floating ? -T(0) : T(6), T(1), T(2), T(-3), floating ? T(2.5) : T(-9), tiny, -tiny, T(7)};
+    const T choices[] = {T(-1), T(0), floating ? -T(0) : T(6), T(1), T(2), T(-3), floating ? T(2.5) : T(-9), tiny, static_cast<T>(-tiny), T(7)};
     std::uniform_int_distribution<int> pick(0, 9), rare(0, 199);
     using argmax_op = mixt::detail::reduce_op<mixt::reduce_kind::argmax, T>;
     using argmin_op = mixt::detail::reduce_op<mixt::reduce_kind::argmin, T>;
@@ -902,8 +903,9 @@ void check_short_rows_first_extremes() {
         for (Eigen::Index k = rows; k < rows + 16; ++k) EXPECT_EQ(ax_and_guards[static_cast<std::size_t>(k)], -7) << k;
         // The direct calls read whole groups of rows: a copy of x with its last group filled out.
         const Eigen::Index groups = (rows + mixt::detail::lane_group - 1) / mixt::detail::lane_group;
-        std::vector<T> whole(static_cast<std::size_t>(groups * mixt::detail::lane_group * n));
-        std::copy_n(x.data(), x.size(), whole.begin());
+        Eigen::Tensor<T, 1> whole(groups * mixt::detail::lane_group * n); // (not a vector: T may be bool)
+        whole.setZero();
+        std::copy_n(x.data(), x.size(), whole.data());
         std::vector<std::int32_t> lo(static_cast<std::size_t>(rows)); // (i32 indices, as the x32 policies give)
         mixt::detail::first_extreme_indexes<argmin_op, T>(whole.data(), n, rows, lo.data());
         std::vector<typename argmax_op::lane> lanes(static_cast<std::size_t>(groups * mixt::detail::lane_group));
@@ -943,6 +945,12 @@ TEST(reduce_eval, short_rows_first_extremes) {
     check_short_rows_first_extremes<std::uint32_t>();
     check_short_rows_first_extremes<std::int64_t>();
     check_short_rows_first_extremes<std::uint64_t>();
+    // The types of 1 and 2 bytes, a row at a time on every target (first_extreme_of_row).
+    check_short_rows_first_extremes<std::int8_t>();
+    check_short_rows_first_extremes<std::uint8_t>();
+    check_short_rows_first_extremes<std::int16_t>();
+    check_short_rows_first_extremes<std::uint16_t>();
+    check_short_rows_first_extremes<bool>();
 }
 
 // Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a

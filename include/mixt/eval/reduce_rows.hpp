@@ -287,6 +287,13 @@ void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgr
 /// at every length; docs/performance-notes.md, "argmin/argmax along short rows of every type").
 inline constexpr index_t across_rows_of_8_bytes = 32;
 
+/// Whether first_extremes_across and first_extreme_indexes compare rows of n values of A side by side: where
+/// indexes_rows_across_v, a 4-byte type at every length, an 8-byte one in rows of at most across_rows_of_8_bytes.
+template <class A>
+constexpr bool side_by_side_rows(index_t n) {
+    return sizeof(A) == 4 || n <= across_rows_of_8_bytes;
+}
+
 /// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
 /// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
 /// one result every order of Op::combine gives. Where indexes_rows_across_v (for an 8-byte type, in rows of at
@@ -298,7 +305,7 @@ template <class Op, class A>
 void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
-        if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
+        if (side_by_side_rows<A>(n)) {
             constexpr index_t rows_per = 64 / sizeof(A);
             first_extremes_side_by_side<Op, A>(x, n, groups * (lane_group / rows_per), [&](index_t row0, __m512i best, __m512i at) {
                 alignas(64) A values[rows_per];
@@ -323,7 +330,7 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
     static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
-        if (sizeof(A) == 4 || n <= across_rows_of_8_bytes) {
+        if (side_by_side_rows<A>(n)) {
             constexpr index_t rows_per = 64 / sizeof(A);
             first_extremes_side_by_side<Op, A>(x, n, (rows + rows_per - 1) / rows_per, [&](index_t row0, __m512i, __m512i at) {
                 const auto count = static_cast<unsigned>(std::min(rows_per, rows - row0));
