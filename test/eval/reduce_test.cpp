@@ -859,7 +859,8 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 }
 
 // argmax and argmin along short rows (1 to 128 values: first_extremes_across, 16 rows of a 4-byte type or 8 of an
-// 8-byte one side by side with AVX-512, each row in turn otherwise (and f64 rows of more than 32 values); 129 and
+// 8-byte one side by side with AVX-512, types of 1 and 2 bytes widened to i32 and then the same, each row in turn
+// otherwise (and f64 rows of more than 32 values); 129 and
 // 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
 // values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
 // signs (and u32 and u64 values of 2^31 and 2^63 and more; for the types of 1 and 2 bytes and bool, the same
@@ -945,7 +946,7 @@ TEST(reduce_eval, short_rows_first_extremes) {
     check_short_rows_first_extremes<std::uint32_t>();
     check_short_rows_first_extremes<std::int64_t>();
     check_short_rows_first_extremes<std::uint64_t>();
-    // The types of 1 and 2 bytes, a row at a time on every target (first_extreme_of_row).
+    // The types of 1 and 2 bytes and bool: widened to i32 with AVX-512 (widened_rows), else a row at a time.
     check_short_rows_first_extremes<std::int8_t>();
     check_short_rows_first_extremes<std::uint8_t>();
     check_short_rows_first_extremes<std::int16_t>();

@@ -206,6 +206,15 @@ inline constexpr bool indexes_rows_across_v =
     false;
 #endif
 
+/// Whether argmin/argmax of A (an integer of 1 or 2 bytes, or bool) compares rows side by side as i32 values:
+/// each stretch of rows widened to i32 in a buffer (sign- or zero-extended, which keeps their order), then the
+/// 4-byte path (indexes_rows_across_v), faster than a row at a time (docs/performance-notes.md, "argmin/argmax
+/// along short rows of every type").
+template <class Op, class A>
+inline constexpr bool widens_rows_across_v =
+    Op::indexed && indexes_rows_across_v<Op, std::int32_t> &&
+    (std::is_same_v<A, bool> || (is_int_v<A> && sizeof(A) <= 2));
+
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
 /// The lanes of `v` (a column of rows, A's bits) that are more extreme than `best` for Op: strictly greater
 /// (argmax) or less (argmin), or a NaN where best is not one (the first NaN stays).
@@ -294,13 +303,44 @@ constexpr bool side_by_side_rows(index_t n) {
     return sizeof(A) == 4 || n <= across_rows_of_8_bytes;
 }
 
+/// Rows widened at a time by widened_rows (widens_rows_across_v): whole groups of 16, about 2048 values.
+inline constexpr index_t widened_values = 2048;
+
+/// widens_rows_across_v: calls take(row0, rows, w) for stretches of whole groups of 16 of the `rows` rows of n
+/// values at x (the last group read whole: the caller makes it readable), each stretch's values widened to i32 at
+/// w (rows that run past `rows` included).
+template <class A, class Take>
+void widened_rows(const A* __restrict x, index_t n, index_t rows, Take&& take) {
+    constexpr index_t group = 16;
+    const index_t per_stretch = std::max<index_t>(1, widened_values / (group * n)) * group;
+    // On the stack for rows of up to widened_values / 16 values (every short row), else on the heap.
+    alignas(64) std::int32_t local[widened_values];
+    std::unique_ptr<std::int32_t[]> heap;
+    std::int32_t* const w = per_stretch * n <= widened_values
+                                ? local
+                                : (heap.reset(new std::int32_t[static_cast<std::size_t>(per_stretch * n)]), heap.get());
+    for (index_t row0 = 0; row0 < rows; row0 += per_stretch) {
+        const index_t count = std::min(per_stretch, rows - row0);
+        const index_t values = (count + group - 1) / group * group * n;
+        if constexpr (std::is_same_v<A, bool>) { // a bool's byte is 0 or 1: read as bytes, the loop vectorizes
+            const auto* const from = reinterpret_cast<const unsigned char*>(x + row0 * n);
+            for (index_t k = 0; k < values; ++k) w[k] = from[k];
+        } else {
+            const A* const from = x + row0 * n;
+            for (index_t k = 0; k < values; ++k) w[k] = static_cast<std::int32_t>(from[k]);
+        }
+        take(row0, count, static_cast<const std::int32_t*>(w));
+    }
+}
+
 /// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
 /// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
 /// one result every order of Op::combine gives. Where indexes_rows_across_v (for an 8-byte type, in rows of at
 /// most across_rows_of_8_bytes values), 16 or 8 rows side by side, a row per vector lane, turned into columns in
 /// registers (simd::wide::rows_as_columns), each column compared with the best so far and taken where it is
-/// strictly more extreme (more_extreme_lanes), so that the first of equal values (-0 and +0 alike) stays;
-/// otherwise each row in turn (first_extreme_of_row).
+/// strictly more extreme (more_extreme_lanes), so that the first of equal values (-0 and +0 alike) stays; integers
+/// of 1 or 2 bytes and bools the same as i32 (widens_rows_across_v); otherwise each row in turn
+/// (first_extreme_of_row).
 template <class Op, class A>
 void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -317,14 +357,27 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
             return;
         }
     }
+    if constexpr (widens_rows_across_v<Op, A>) {
+        widened_rows(x, n, groups * lane_group, [&](index_t row0, index_t count, const std::int32_t* w) {
+            first_extremes_side_by_side<reduce_op<Op::kind, std::int32_t>, std::int32_t>(
+                w, n, count / 16, [&](index_t r0, __m512i best, __m512i at) {
+                    alignas(64) std::int32_t values[16], indices[16];
+                    _mm512_store_si512(values, best);
+                    _mm512_store_si512(indices, at);
+                    for (index_t r = 0; r < 16; ++r)
+                        out[row0 + r0 + r] = Op::from(static_cast<A>(values[r]), indices[r]);
+                });
+        });
+        return;
+    }
 #endif
     for (index_t r = 0; r < groups * lane_group; ++r) out[r] = first_extreme_of_row<Op>(x + r * n, n);
 }
 
 /// first_extremes_across of `rows` rows, only their indices, written to out[0, rows) as T (an integer of 4 or 8
 /// bytes: argmin/argmax into an index array whose rows are in order; no lanes, no copy). Side by side, the last
-/// group's rows past `rows` are read (the caller makes whole groups of 16 rows of a 4-byte type, 8 of an 8-byte
-/// one, readable, as for first_extremes_across) and not written.
+/// group's rows past `rows` are read (the caller makes whole groups of 16 rows of a 4-byte type or of one of 1
+/// or 2 bytes, 8 of an 8-byte one, readable, as for first_extremes_across) and not written.
 template <class Op, class A, class T>
 void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __restrict out) {
     static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
@@ -350,6 +403,12 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
             });
             return;
         }
+    }
+    if constexpr (widens_rows_across_v<Op, A>) {
+        widened_rows(x, n, rows, [&](index_t row0, index_t count, const std::int32_t* w) {
+            first_extreme_indexes<reduce_op<Op::kind, std::int32_t>, std::int32_t>(w, n, count, out + row0);
+        });
+        return;
     }
 #endif
     for (index_t r = 0; r < rows; ++r) out[r] = static_cast<T>(first_extreme_of_row<Op>(x + r * n, n).i);
