@@ -72,7 +72,7 @@ function(mixt_set_flags target)
   # paths as in the vector ones, so the two can be compared bit for bit.
   target_compile_options(${target} PRIVATE -ffp-contract=off)
   if(MIXT_SANITIZE)
-    # float-cast-overflow is not part of -fsanitize=undefined: it proves float -> int conversions defined.
+    # float-cast-overflow proves float -> int conversions defined (GCC's -fsanitize=undefined leaves it out).
     set(sanitize -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer)
     target_compile_options(${target} PRIVATE ${sanitize})
     target_link_options(${target} PRIVATE ${sanitize})

@@ -195,8 +195,8 @@ void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename
 }
 
 /// Whether first_extremes_across compares rows side by side in registers (AVX-512): 16 rows of a 4-byte type or 8
-/// of an 8-byte one (f32, f64, and integers of 4 and 8 bytes); other types and targets scan each row in turn
-/// (first_extreme_of_row).
+/// of an 8-byte one (f32, f64, and integers of 4 and 8 bytes); integers of 1 or 2 bytes and bools are widened to
+/// i32 first (widens_rows_across_v); other types and targets scan each row in turn (first_extreme_of_row).
 template <class Op, class A>
 inline constexpr bool indexes_rows_across_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -208,8 +208,8 @@ inline constexpr bool indexes_rows_across_v =
 
 /// Whether argmin/argmax of A (an integer of 1 or 2 bytes, or bool) compares rows side by side as i32 values:
 /// each stretch of rows widened to i32 in a buffer (sign- or zero-extended, which keeps their order), then the
-/// 4-byte path (indexes_rows_across_v), faster than a row at a time (docs/performance-notes.md, "argmin/argmax
-/// along short rows of every type").
+/// 4-byte path (indexes_rows_across_v), faster than a row at a time (docs/performance-notes.md, "1- and 2-byte
+/// types widened to i32").
 template <class Op, class A>
 inline constexpr bool widens_rows_across_v =
     Op::indexed && indexes_rows_across_v<Op, std::int32_t> &&
@@ -306,7 +306,7 @@ constexpr bool side_by_side_rows(index_t n) {
 /// Rows widened at a time by widened_rows (widens_rows_across_v): whole groups of 16, about 2048 values.
 inline constexpr index_t widened_values = 2048;
 
-/// widens_rows_across_v: calls take(row0, rows, w) for stretches of whole groups of 16 of the `rows` rows of n
+/// widens_rows_across_v: calls take(row0, count, w) for stretches of whole groups of 16 of the `rows` rows of n
 /// values at x (the last group read whole: the caller makes it readable), each stretch's values widened to i32 at
 /// w (rows that run past `rows` included).
 template <class A, class Take>

@@ -13,7 +13,7 @@
 # shape the run covers. A plain build takes trees 0 to 511. The CI configurations each take 56 of their own 160
 # (CMakePresets.json: gcc from 0, clang from 160, asan from 480, native from 640, v3 from 800), so that no tree
 # is compiled twice: the trees were a third of each configuration's build time. The sanitizer configuration
-# (asan), whose compiles are the slowest, takes 32: still every operation, dtype, rank, height and shape of
+# (asan), whose compiles of a tree are the slowest (-O0 with ASan and UBSan), takes 32: still every operation, dtype, rank, height and shape of
 # its run (gen.py's coverage check), each under ASan and UBSan; the other configurations check the values of
 # more trees. gen.py fails a run that misses
 # an operation, dtype (the narrow ones included, as leaves and as cast targets), rank or height; the run of 160
