@@ -886,7 +886,10 @@ void check_short_rows_first_extremes() {
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
         for (Eigen::Index i = 0; i < x.size(); ++i) {
             const int r = rare(g);
-            x.data()[i] = r == 0 ? nan : r == 1 ? -nan : choices[pick(g)];
+            if constexpr (std::is_same_v<T, bool>) // row k true with odds (k % 11) / 10: all false to all true
+                x.data()[i] = pick(g) < (i / n) % 11;
+            else
+                x.data()[i] = r == 0 ? nan : r == 1 ? -nan : choices[pick(g)];
         }
         const auto first_extreme = [&](Eigen::Index r, bool max) {
             Eigen::Index best = 0;

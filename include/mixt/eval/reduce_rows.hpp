@@ -289,6 +289,18 @@ void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgr
         take(q * rows_per, best, at);
     }
 }
+
+/// Op's lanes out[0, 64 / sizeof(V)) from one group of first_extremes_side_by_side over values of V (A, or i32 for
+/// rows widened from A): the values `best` (V's bits) and their indices `at` (i32 lanes for a 4-byte V, i64 for 8).
+template <class Op, class A, class V = A>
+void store_first_extremes(typename Op::lane* __restrict out, __m512i best, __m512i at) {
+    constexpr index_t rows_per = 64 / sizeof(V);
+    alignas(64) V values[rows_per];
+    alignas(64) std::conditional_t<sizeof(V) == 4, std::int32_t, std::int64_t> indices[rows_per];
+    _mm512_store_si512(values, best);
+    _mm512_store_si512(indices, at);
+    for (index_t r = 0; r < rows_per; ++r) out[r] = Op::from(static_cast<A>(values[r]), indices[r]);
+}
 #endif
 
 /// The longest rows of an 8-byte type that first_extremes_across takes side by side: on the AMD machine of the
@@ -303,7 +315,9 @@ constexpr bool side_by_side_rows(index_t n) {
     return sizeof(A) == 4 || n <= across_rows_of_8_bytes;
 }
 
-/// Rows widened at a time by widened_rows (widens_rows_across_v): whole groups of 16, about 2048 values.
+/// Rows widened at a time by widened_rows (widens_rows_across_v): whole groups of widened_group (the i32 lanes
+/// of first_extremes_side_by_side), about widened_values values.
+inline constexpr index_t widened_group = 64 / sizeof(std::int32_t);
 inline constexpr index_t widened_values = 2048;
 
 /// widens_rows_across_v: calls take(row0, count, w) for stretches of whole groups of 16 of the `rows` rows of n
@@ -311,7 +325,7 @@ inline constexpr index_t widened_values = 2048;
 /// w (rows that run past `rows` included).
 template <class A, class Take>
 void widened_rows(const A* __restrict x, index_t n, index_t rows, Take&& take) {
-    constexpr index_t group = 16;
+    constexpr index_t group = widened_group;
     const index_t per_stretch = std::max<index_t>(1, widened_values / (group * n)) * group;
     // On the stack for rows of up to widened_values / 16 values (every short row), else on the heap.
     alignas(64) std::int32_t local[widened_values];
@@ -348,11 +362,7 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
         if (side_by_side_rows<A>(n)) {
             constexpr index_t rows_per = 64 / sizeof(A);
             first_extremes_side_by_side<Op, A>(x, n, groups * (lane_group / rows_per), [&](index_t row0, __m512i best, __m512i at) {
-                alignas(64) A values[rows_per];
-                alignas(64) std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t> indices[rows_per];
-                _mm512_store_si512(values, best);
-                _mm512_store_si512(indices, at);
-                for (index_t r = 0; r < rows_per; ++r) out[row0 + r] = Op::from(values[r], indices[r]);
+                store_first_extremes<Op, A>(out + row0, best, at);
             });
             return;
         }
@@ -360,12 +370,8 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
     if constexpr (widens_rows_across_v<Op, A>) {
         widened_rows(x, n, groups * lane_group, [&](index_t row0, index_t count, const std::int32_t* w) {
             first_extremes_side_by_side<reduce_op<Op::kind, std::int32_t>, std::int32_t>(
-                w, n, count / 16, [&](index_t r0, __m512i best, __m512i at) {
-                    alignas(64) std::int32_t values[16], indices[16];
-                    _mm512_store_si512(values, best);
-                    _mm512_store_si512(indices, at);
-                    for (index_t r = 0; r < 16; ++r)
-                        out[row0 + r0 + r] = Op::from(static_cast<A>(values[r]), indices[r]);
+                w, n, count / widened_group, [&](index_t r0, __m512i best, __m512i at) {
+                    store_first_extremes<Op, A, std::int32_t>(out + row0 + r0, best, at);
                 });
         });
         return;
