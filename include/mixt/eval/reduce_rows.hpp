@@ -101,7 +101,7 @@ inline bool long_rows_transposed() noexcept {
 /// lane_group values (one value per lane: the lanes' end is the values combined in order from the identity),
 /// each value of 32 rows at once, by a gather with AVX-512 and 8-byte lanes, or one by one.
 template <class Op, class A>
-void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
     const index_t used = std::min(n, lane_group);
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -266,7 +266,7 @@ typename Op::lane first_extreme_of_row(const A* __restrict x, index_t n) {
 /// n values a row, side by side: `take(row0, best, at)` receives each group's values (A's bits) and indices (i32
 /// lanes for a 4-byte type, i64 for an 8-byte one).
 template <class Op, class A, class Take>
-void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgroups, Take&& take) {
+MIXT_FLATTEN void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgroups, Take&& take) {
     constexpr index_t rows_per = 64 / sizeof(A);
     for (index_t q = 0; q < subgroups; ++q) {
         __m512i best = _mm512_setzero_si512(), at = _mm512_setzero_si512();
@@ -448,7 +448,7 @@ void halve_lanes(typename Op::lane* l) {
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
 /// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows.
 template <class Op, class A, index_t Rows, class Store>
-void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
+MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
     using lane = typename Op::lane;
     alignas(64) lane held[Rows][lane_group];
     for (index_t h = 0; h < Rows; ++h) {

@@ -59,13 +59,17 @@
 // compiled with -ffp-contract=off whatever the translation unit's flags: each node of an expression rounds once,
 // and GCC's default (-ffp-contract=fast outside strict ISO modes, i.e. for -std=gnu++20, CMake's default) would
 // fuse a product with the sum that consumes it into one multiply-add, in the vectorized loop as in the scalar
-// one. Clang's default contracts within one source expression only, which the loop's code never writes.
+// one. Clang's default contracts within one source expression only, which the loop's code never writes. And
+// under GCC its loops over a fixed count of registers are unrolled whole at -O2 as at -O3 (-fpeel-loops, which
+// -O3 turns on): left as loops, their arrays of vectors go through the stack. The reductions' loops over short
+// rows are MIXT_FLATTEN for the same reasons (eval/reduce_rows.hpp).
 // MIXT_ALWAYS_INLINE marks a small function of the per-call plan that must not stay a call (eval/plan.hpp,
-// decide_pass, says why).
+// decide_pass, says why), and the transposes in registers (simd/wide.hpp, rows_as_columns), whose arrays of
+// vectors would otherwise be passed through memory.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #define MIXT_NOINLINE __attribute__((noinline))
-#define MIXT_FLATTEN __attribute__((flatten, aligned(64), optimize("fp-contract=off")))
+#define MIXT_FLATTEN __attribute__((flatten, aligned(64), optimize("fp-contract=off", "peel-loops")))
 #define MIXT_ALWAYS_INLINE __attribute__((always_inline)) inline
 #elif defined(__GNUC__)
 #define MIXT_COLD __attribute__((cold, noinline))
@@ -82,6 +86,15 @@
 #define MIXT_NOINLINE
 #define MIXT_FLATTEN
 #define MIXT_ALWAYS_INLINE inline
+#endif
+
+// MIXT_UNROLLED: the next loop, over a fixed count of registers, unrolled whole, so that its arrays of vectors live
+// in registers at -O2 as at -O3 (GCC unrolls such loops whole only at -O3, and left as loops their arrays go
+// through the stack: docs/performance-notes.md, "Loops over registers at -O2").
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define MIXT_UNROLLED _Pragma("GCC unroll 16")
+#else
+#define MIXT_UNROLLED
 #endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)

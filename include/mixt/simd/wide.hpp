@@ -876,21 +876,25 @@ inline __m512i take_from(__m512i at, int first, __m512i c, __m512i picked) noexc
 
 // rows_as_columns' transposes of whole rows: 16 x 16 4-byte lanes, 8 x 8 8-byte ones.
 template <class T>
-inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
+MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
     const auto m = static_cast<__mmask16>((1u << count) - 1u);
     __m512i r[16], t[16];
+    MIXT_UNROLLED
     for (int i = 0; i < 16; ++i) r[i] = _mm512_maskz_loadu_epi32(m, p + i * stride);
+    MIXT_UNROLLED
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
     }
     // r[4g + k], block b: column 4b + k of rows 4g to 4g + 3.
+    MIXT_UNROLLED
     for (int i = 0; i < 16; i += 4) {
         r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
         r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
         r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
         r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
     }
+    MIXT_UNROLLED
     for (int k = 0; k < 4; ++k) {
         const __m512i v0 = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x44), v1 = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xEE);
         const __m512i w0 = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0x44), w1 = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0xEE);
@@ -901,22 +905,28 @@ inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i
     }
 }
 template <class T>
-inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
+MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
     const auto m = static_cast<__mmask8>((1u << count) - 1u);
     __m512i r[8], t[8];
+    MIXT_UNROLLED
     for (int i = 0; i < 8; ++i) r[i] = _mm512_maskz_loadu_epi64(m, p + i * stride);
     // t[2g], block b: columns 2b of rows 2g and 2g + 1; t[2g + 1]: columns 2b + 1.
+    MIXT_UNROLLED
     for (int i = 0; i < 8; i += 2) {
         t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_epi64(r[i], r[i + 1]);
     }
     // r[h + 2o + e] (h 0 or 4): columns 2e + o and 4 + 2e + o of rows h to h + 3, blocks in row pairs.
+    MIXT_UNROLLED
     for (int h = 0; h < 8; h += 4)
+        MIXT_UNROLLED
         for (int o = 0; o < 2; ++o) {
             r[h + 2 * o] = _mm512_shuffle_i64x2(t[h + o], t[h + 2 + o], 0x88);
             r[h + 2 * o + 1] = _mm512_shuffle_i64x2(t[h + o], t[h + 2 + o], 0xDD);
         }
+    MIXT_UNROLLED
     for (int o = 0; o < 2; ++o)
+        MIXT_UNROLLED
         for (int e = 0; e < 2; ++e) {
             const __m512i lo = r[2 * o + e], hi = r[4 + 2 * o + e]; // rows 0-3 and 4-7
             columns[2 * e + o] = _mm512_shuffle_i64x2(lo, hi, 0x88);
@@ -928,18 +938,22 @@ inline void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i
 /// rows_as_columns of 64 / sizeof(T) rows (16 of 4 bytes, 8 of 8) of N elements one after another: N plain loads,
 /// each column picked out of them by permutes (fewer operations than the transpose for so few columns).
 template <int N, class T>
-inline void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+MIXT_ALWAYS_INLINE void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]) noexcept {
     constexpr int rows = 64 / sizeof(T);
     using index = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
     __m512i r[N];
+    MIXT_UNROLLED
     for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + rows * k);
+    MIXT_UNROLLED
     for (int j = 0; j < N; ++j) {
         alignas(64) index element[rows]; // lane i: element j + N * i (a constant)
+        MIXT_UNROLLED
         for (int i = 0; i < rows; ++i) element[i] = static_cast<index>(j + N * i);
         const __m512i at = _mm512_load_si512(element);
         // Vectors k and k + 1 (k even) hold elements [rows k, rows (k + 2)): a permute of the two takes the index
         // modulo 2 rows.
         __m512i c = detail::permute_pair<sizeof(T)>(r[0], at, r[1]);
+        MIXT_UNROLLED
         for (int k = 2; k < N; k += 2) {
             __m512i picked;
             if (k + 1 < N)
@@ -959,7 +973,7 @@ inline void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]
 /// elements or 2-4 8-byte ones one after another take short_rows_as_columns instead.
 template <class T>
     requires(sizeof(T) == 4 || sizeof(T) == 8)
-inline void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+MIXT_ALWAYS_INLINE void rows_as_columns(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[64 / sizeof(T)]) noexcept {
     if (count == 1 && stride == 1) { // one value per row, the rows one after another: one load
         columns[0] = _mm512_loadu_si512(p);
         return;
