@@ -863,8 +863,8 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 // row in turn otherwise (and rows of more than 32 values of an 8-byte type); 129 and
 // 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
 // values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
-// signs (and u32 and u64 values of 2^31 and 2^63 and more; for the types of 1 and 2 bytes and bool, the same
-// draws converted). f32 through mixt::eval: rows read in place (batches of whole groups,
+// signs (and u32 and u64 values of 2^31 and 2^63 and more; for the integers of 1 and 2 bytes, the same draws
+// converted; bools true with odds from 0 in a row to 1, by row). f32 through mixt::eval: rows read in place (batches of whole groups,
 // then a last partial one from a buffer), an expression's rows (from a buffer), a strided operand, and on a pool;
 // the other types: mixt::eval's argmax in place, and the argmin indices (first_extreme_indexes) and the argmax
 // lanes (first_extremes_across, for a destination whose rows are not in order) called directly, for every type.
@@ -885,11 +885,12 @@ void check_short_rows_first_extremes() {
         const Eigen::Index rows = std::max<Eigen::Index>(32, 4096 / n / 32 * 32) + (n % 3 == 0 ? 37 : n % 3 == 1 ? 43 : 45);
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
         for (Eigen::Index i = 0; i < x.size(); ++i) {
-            const int r = rare(g);
-            if constexpr (std::is_same_v<T, bool>) // row k true with odds (k % 11) / 10: all false to all true
+            if constexpr (std::is_same_v<T, bool>) { // row k true with odds (k % 11) / 10: all false to all true
                 x.data()[i] = pick(g) < (i / n) % 11;
-            else
+            } else {
+                const int r = rare(g);
                 x.data()[i] = r == 0 ? nan : r == 1 ? -nan : choices[pick(g)];
+            }
         }
         const auto first_extreme = [&](Eigen::Index r, bool max) {
             Eigen::Index best = 0;

@@ -294,6 +294,7 @@ MIXT_FLATTEN void first_extremes_side_by_side(const A* __restrict x, index_t n, 
 /// rows widened from A): the values `best` (V's bits) and their indices `at` (i32 lanes for a 4-byte V, i64 for 8).
 template <class Op, class A, class V = A>
 void store_first_extremes(typename Op::lane* __restrict out, __m512i best, __m512i at) {
+    static_assert(sizeof(V) == 4 || sizeof(V) == 8);
     constexpr index_t rows_per = 64 / sizeof(V);
     alignas(64) V values[rows_per];
     alignas(64) std::conditional_t<sizeof(V) == 4, std::int32_t, std::int64_t> indices[rows_per];
@@ -320,14 +321,14 @@ constexpr bool side_by_side_rows(index_t n) {
 inline constexpr index_t widened_group = 64 / sizeof(std::int32_t);
 inline constexpr index_t widened_values = 2048;
 
-/// widens_rows_across_v: calls take(row0, count, w) for stretches of whole groups of 16 of the `rows` rows of n
+/// widens_rows_across_v: calls take(row0, count, w) for stretches of whole groups of widened_group of the `rows` rows of n
 /// values at x (the last group read whole: the caller makes it readable), each stretch's values widened to i32 at
 /// w (rows that run past `rows` included).
 template <class A, class Take>
 void widened_rows(const A* __restrict x, index_t n, index_t rows, Take&& take) {
     constexpr index_t group = widened_group;
     const index_t per_stretch = std::max<index_t>(1, widened_values / (group * n)) * group;
-    // On the stack for rows of up to widened_values / 16 values (every short row), else on the heap.
+    // On the stack for rows of up to widened_values / widened_group values (every short row), else on the heap.
     alignas(64) std::int32_t local[widened_values];
     std::unique_ptr<std::int32_t[]> heap;
     std::int32_t* const w = per_stretch * n <= widened_values

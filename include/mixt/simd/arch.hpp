@@ -62,7 +62,9 @@
 // one. Clang's default contracts within one source expression only, which the loop's code never writes. And
 // under GCC its loops over a fixed count of registers are unrolled whole at -O2 as at -O3 (-fpeel-loops, which
 // -O3 turns on): left as loops, their arrays of vectors go through the stack. The reductions' loops over short
-// rows are MIXT_FLATTEN for the same reasons (eval/reduce_rows.hpp).
+// rows are MIXT_FLATTEN for the same reasons (eval/reduce_rows.hpp). (GCC never inlines a function whose
+// optimization options differ from its caller's: each MIXT_FLATTEN function stays one call, made once per range,
+// run or batch of rows.)
 // MIXT_ALWAYS_INLINE marks a small function of the per-call plan that must not stay a call (eval/plan.hpp,
 // decide_pass, says why), and the transposes in registers (simd/wide.hpp, rows_as_columns), whose arrays of
 // vectors would otherwise be passed through memory.
