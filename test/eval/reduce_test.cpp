@@ -859,8 +859,8 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
 }
 
 // argmax and argmin along short rows (1 to 128 values: first_extremes_across, 16 rows of a 4-byte type or 8 of an
-// 8-byte one side by side with AVX-512, types of 1 and 2 bytes and bool widened to i32 and then the same, each
-// row in turn otherwise (and rows of more than 32 values of an 8-byte type); 129 and
+// 8-byte one side by side with AVX-512 (rows of more than 16 values of an 8-byte type each in 8 lanes), types of
+// 1 and 2 bytes and bool widened to i32 and then the same, each row in turn otherwise; 129 and
 // 130: the streams) against a loop written here: the first NaN where a row has one, else the first of its extreme
 // values (-0 and +0 equal), over values drawn from a few so that rows have ties, signed zeros and NaNs of both
 // signs (and u32 and u64 values of 2^31 and 2^63 and more; for the integers of 1 and 2 bytes, the same draws

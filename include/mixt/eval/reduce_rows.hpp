@@ -195,8 +195,9 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
 }
 
 /// Whether first_extremes_across compares rows side by side in registers (AVX-512): 16 rows of a 4-byte type or 8
-/// of an 8-byte one (f32, f64, and integers of 4 and 8 bytes); integers of 1 or 2 bytes and bools are widened to
-/// i32 first (widens_rows_across_v); other types and targets scan each row in turn (first_extreme_of_row).
+/// of an 8-byte one (f32, f64, and integers of 4 and 8 bytes; longer rows of an 8-byte type each in 8 lanes,
+/// first_extreme_in_lanes); integers of 1 or 2 bytes and bools are widened to i32 first (widens_rows_across_v);
+/// other types and targets scan each row in turn (first_extreme_of_row).
 template <class Op, class A>
 inline constexpr bool indexes_rows_across_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -302,15 +303,53 @@ void store_first_extremes(typename Op::lane* __restrict out, __m512i best, __m51
     _mm512_store_si512(indices, at);
     for (index_t r = 0; r < rows_per; ++r) out[r] = Op::from(static_cast<A>(values[r]), indices[r]);
 }
+/// The index of the first extreme value (Op) of one row of n >= 8 values of an 8-byte type (indexes_rows_across_v),
+/// in 8 lanes: lane k keeps the first extreme of values k, k + 8, k + 16, ... (more_extreme_lanes, as side by
+/// side), then the lanes are combined: the smallest index among the lanes that hold a NaN, else among those equal
+/// to the most extreme value (-0 and +0 alike). For rows longer than across_rows_of_8_bytes, where 8 rows side by
+/// side lose to a row at a time (docs/performance-notes.md, "Long rows of 8-byte types in lanes").
+template <class Op, class A>
+index_t first_extreme_in_lanes(const A* __restrict x, index_t n) {
+    static_assert(sizeof(A) == 8);
+    constexpr bool min = Op::kind == reduce_kind::argmin;
+    __m512i best = _mm512_loadu_si512(x), at = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), index = at;
+    const __m512i eight = _mm512_set1_epi64(8);
+    const auto take = [&](__m512i v, __mmask8 in) {
+        index = _mm512_add_epi64(index, eight);
+        const __mmask8 more = in & more_extreme_lanes<Op, A>(v, best);
+        best = _mm512_mask_mov_epi64(best, more, v);
+        at = _mm512_mask_mov_epi64(at, more, index);
+    };
+    index_t j = 8;
+    for (; j + 8 <= n; j += 8) take(_mm512_loadu_si512(x + j), 0xff);
+    if (j < n) { // the last values: the lanes past the row's end neither read nor taken
+        const auto in = static_cast<__mmask8>((1u << (n - j)) - 1u);
+        take(_mm512_maskz_loadu_epi64(in, x + j), in);
+    }
+    __mmask8 pick;
+    if constexpr (std::is_same_v<A, double>) {
+        const __m512d b = _mm512_castsi512_pd(best);
+        pick = _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q);
+        if (pick == 0)
+            pick = _mm512_cmp_pd_mask(b, _mm512_set1_pd(min ? _mm512_reduce_min_pd(b) : _mm512_reduce_max_pd(b)), _CMP_EQ_OQ);
+    } else if constexpr (std::is_signed_v<A>) {
+        pick = _mm512_cmpeq_epi64_mask(best, _mm512_set1_epi64(min ? _mm512_reduce_min_epi64(best) : _mm512_reduce_max_epi64(best)));
+    } else {
+        const unsigned long long m = min ? _mm512_reduce_min_epu64(best) : _mm512_reduce_max_epu64(best);
+        pick = _mm512_cmpeq_epi64_mask(best, _mm512_set1_epi64(static_cast<long long>(m)));
+    }
+    return static_cast<index_t>(_mm512_mask_reduce_min_epi64(pick, at));
+}
 #endif
 
-/// The longest rows of an 8-byte type that first_extremes_across takes side by side: on the AMD machine of the
-/// notes, 8 rows of f64 side by side tie with a row at a time at 24-32 values and lose from 48 (4-byte types win
-/// at every length; docs/performance-notes.md, "argmin/argmax along short rows of every type").
-inline constexpr index_t across_rows_of_8_bytes = 32;
+/// The longest rows of an 8-byte type that first_extremes_across takes side by side; longer ones go each in 8
+/// lanes (first_extreme_in_lanes), faster from about 20 values on the AMD machine of the notes (4-byte types side
+/// by side win at every length; docs/performance-notes.md, "Long rows of 8-byte types in lanes").
+inline constexpr index_t across_rows_of_8_bytes = 16;
 
 /// Whether first_extremes_across and first_extreme_indexes compare rows of n values of A side by side: where
-/// indexes_rows_across_v, a 4-byte type at every length, an 8-byte one in rows of at most across_rows_of_8_bytes.
+/// indexes_rows_across_v, a 4-byte type at every length, an 8-byte one in rows of at most across_rows_of_8_bytes
+/// (longer rows: first_extreme_in_lanes).
 template <class A>
 constexpr bool side_by_side_rows(index_t n) {
     return sizeof(A) == 4 || n <= across_rows_of_8_bytes;
@@ -351,7 +390,8 @@ void widened_rows(const A* __restrict x, index_t n, index_t rows, Take&& take) {
 /// argmin/argmax (Op) of `groups` groups of lane_group rows of n values each, row r's at x + r * n: out[r] is
 /// the row's first extreme value and its index (a NaN more extreme than any number: the row's first NaN), the
 /// one result every order of Op::combine gives. Where indexes_rows_across_v (for an 8-byte type, in rows of at
-/// most across_rows_of_8_bytes values), 16 or 8 rows side by side, a row per vector lane, turned into columns in
+/// most across_rows_of_8_bytes values; longer ones each in 8 lanes, first_extreme_in_lanes), 16 or 8 rows side
+/// by side, a row per vector lane, turned into columns in
 /// registers (simd::wide::rows_as_columns), each column compared with the best so far and taken where it is
 /// strictly more extreme (more_extreme_lanes), so that the first of equal values (-0 and +0 alike) stays; integers
 /// of 1 or 2 bytes and bools the same as i32 (widens_rows_across_v); otherwise each row in turn
@@ -365,6 +405,14 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
             first_extremes_side_by_side<Op, A>(x, n, groups * (lane_group / rows_per), [&](index_t row0, __m512i best, __m512i at) {
                 store_first_extremes<Op, A>(out + row0, best, at);
             });
+            return;
+        }
+        if constexpr (sizeof(A) == 8) { // longer rows of an 8-byte type: each in 8 lanes
+            for (index_t r = 0; r < groups * lane_group; ++r) {
+                const A* const row = x + r * n;
+                const index_t i = first_extreme_in_lanes<Op, A>(row, n);
+                out[r] = Op::from(row[i], i);
+            }
             return;
         }
     }
@@ -408,6 +456,10 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
                     _mm512_mask_storeu_epi64(out + row0, static_cast<__mmask8>(first), at);
                 }
             });
+            return;
+        }
+        if constexpr (sizeof(A) == 8) { // longer rows of an 8-byte type: each in 8 lanes
+            for (index_t r = 0; r < rows; ++r) out[r] = static_cast<T>(first_extreme_in_lanes<Op, A>(x + r * n, n));
             return;
         }
     }
