@@ -961,45 +961,131 @@ TEST(reduce_eval, short_rows_first_extremes) {
 // Rows longer than the lanes, read in place, are transposed in registers (fold_rows_across) or folded a row at a
 // time in memory order (end_rows_of_one_block), as long_rows_transposed says for the CPU running the test: both
 // folds give each row's stream fold bit for bit here, whichever the CPU, for sums and for max over signed zeros.
-TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
-    using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, float>;
-    using max_op = mixt::detail::reduce_op<mixt::reduce_kind::max, float>;
-    constexpr Eigen::Index groups = 2, rows = groups * mixt::detail::lane_group;
-    std::mt19937 g(43);
-    std::uniform_real_distribution<float> d(-1, 1);
+// Sums and maxima along rows of 1-256 values, over more rows than two of short_rows_across's batches (4096 values
+// each, whole groups of 32 rows: their results stored straight into the destination) and a last part batch, for
+// 4- and 8-byte lanes (rows of 8-byte values transposed 8 at a time, integers summed in int64 from i32 and u8),
+// each row the fold of its stream written out (model_fold), bit for bit, on one thread and on eight.
+template <class T, class Acc>
+void check_many_short_rows(std::mt19937& g) {
+    Eigen::ThreadPool pool(8);
+    Eigen::ThreadPoolDevice device(&pool, 8);
+    std::uniform_real_distribution<double> d(-1, 1);
     std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
-    const auto add = [](float a, float b) { return a + b; };
-    const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    const auto add = [](Acc a, Acc b) { return static_cast<Acc>(a + b); };
+    const auto larger = [](T a, T b) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (a != a) return a;
+            if (b != b) return b;
+            return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
+        } else {
+            return a < b ? b : a;
+        }
+    };
+    const auto same = [](auto u, auto v) {
+        if constexpr (std::is_floating_point_v<decltype(u)>)
+            return (std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, sizeof(u)) == 0;
+        else
+            return u == v;
+    };
+    for (const Eigen::Index n : {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 33, 40, 64, 100, 128, 200, 256}) {
+        SCOPED_TRACE(n);
+        const Eigen::Index batch = std::max<Eigen::Index>(32, 4096 / n / 32 * 32), rows = 2 * batch + 37;
+        Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n), m(rows, n);
+        for (Eigen::Index i = 0; i < x.size(); ++i) {
+            const int k = pick(g);
+            if constexpr (std::is_floating_point_v<T>) {
+                x.data()[i] = static_cast<T>(std::ldexp(d(g), e(g)));
+                m.data()[i] = k < 15 ? T(0) : k < 30 ? -T(0) : k == 30 ? std::numeric_limits<T>::quiet_NaN() : x.data()[i];
+            } else {
+                x.data()[i] = static_cast<T>(std::uniform_int_distribution<long long>(
+                    std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max())(g));
+                m.data()[i] = k < 30 ? std::numeric_limits<T>::lowest() : x.data()[i];
+            }
+        }
+        const auto sums = mixt::eval(mixt::sum(x, 1)), sums8 = mixt::eval(mixt::sum(x, 1), device);
+        const auto maxes = mixt::eval(mixt::max(m, 1)), maxes8 = mixt::eval(mixt::max(m, 1), device);
+        static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(sums)>::Scalar, Acc>);
+        std::size_t wrong = 0;
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            std::vector<Acc> row(static_cast<std::size_t>(n));
+            std::vector<T> row_m(row.size());
+            for (Eigen::Index j = 0; j < n; ++j) {
+                row[static_cast<std::size_t>(j)] = static_cast<Acc>(x(r, j));
+                row_m[static_cast<std::size_t>(j)] = m(r, j);
+            }
+            const Acc want = model_fold(row, Acc(0), add);
+            const T top = model_fold(row_m, mixt::detail::reduce_op<mixt::reduce_kind::max, T>::identity(), larger);
+            const bool ok = same(sums(r), want) && same(sums8(r), want) && same(maxes(r), top) && same(maxes8(r), top);
+            if (!ok && wrong++ < 5)
+                ADD_FAILURE() << "row " << r << ": sum " << sums(r) << " / " << sums8(r) << " want " << want << ", max "
+                              << maxes(r) << " / " << maxes8(r) << " want " << top;
+        }
+        EXPECT_EQ(wrong, 0u);
+    }
+}
+
+TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
+    std::mt19937 g(47);
+    check_many_short_rows<float, float>(g);
+    check_many_short_rows<double, double>(g);
+    check_many_short_rows<std::int64_t, std::int64_t>(g);
+    check_many_short_rows<std::int32_t, std::int64_t>(g);
+    check_many_short_rows<std::uint8_t, std::uint64_t>(g);
+}
+
+// Rows of 33-256 values folded a row at a time in memory order (end_rows_of_one_block) and, where the lanes are
+// 4 or 8 bytes, transposed in registers 16 or 8 rows at a time (fold_rows_across): both the fold of the stream.
+template <class T>
+void check_long_rows_both_ways(std::uint32_t seed) {
+    using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, T>;
+    using max_op = mixt::detail::reduce_op<mixt::reduce_kind::max, T>;
+    using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    constexpr Eigen::Index groups = 2, rows = groups * mixt::detail::lane_group;
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<T> d(-1, 1);
+    std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
+    const auto add = [](T a, T b) { return a + b; };
+    const auto larger = [](T a, T b) { // max as reduce_op combines it (model_max)
+        if (a != a) return a;
+        if (b != b) return b;
+        return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
+    };
+    const auto bits = [](T v) { return std::bit_cast<bits_t>(v); };
     for (Eigen::Index n = 33; n <= 256; n += n < 70 ? 1 : 13) {
         SCOPED_TRACE(n);
-        std::vector<float> x(static_cast<std::size_t>(rows * n)), m(x.size());
+        std::vector<T> x(static_cast<std::size_t>(rows * n)), m(x.size());
         for (std::size_t i = 0; i < x.size(); ++i) {
             x[i] = std::ldexp(d(g), e(g));
             const int k = pick(g);
-            m[i] = k < 15 ? 0.0f : k < 30 ? -0.0f : -std::fabs(x[i]);
+            m[i] = k < 15 ? T(0) : k < 30 ? -T(0) : -std::fabs(x[i]);
         }
-        const auto row_of = [&](const std::vector<float>& v, Eigen::Index r) {
-            return std::vector<float>(v.begin() + r * n, v.begin() + (r + 1) * n);
+        const auto row_of = [&](const std::vector<T>& v, Eigen::Index r) {
+            return std::vector<T>(v.begin() + r * n, v.begin() + (r + 1) * n);
         };
-        const auto check = [&]<class Op>(Op, const std::vector<float>& v, float identity, auto combine) {
-            std::vector<float> in_order(static_cast<std::size_t>(rows));
+        const auto check = [&]<class Op>(Op, const std::vector<T>& v, T identity, auto combine) {
+            std::vector<T> in_order(static_cast<std::size_t>(rows));
             for (Eigen::Index r = 0; r < rows; r += 8)
-                mixt::detail::end_rows_of_one_block<Op, float, 8>(
-                    v.data() + r * n, n, 8, [&](Eigen::Index h, float y) { in_order[static_cast<std::size_t>(r + h)] = y; });
-            std::vector<float> transposed(static_cast<std::size_t>(rows));
-            constexpr bool transposes = mixt::detail::transposes_rows_v<Op, float>;
-            if constexpr (transposes) mixt::detail::fold_rows_across<Op, float>(v.data(), n, groups, transposed.data());
+                mixt::detail::end_rows_of_one_block<Op, T, 8>(
+                    v.data() + r * n, n, 8, [&](Eigen::Index h, T y) { in_order[static_cast<std::size_t>(r + h)] = y; });
+            std::vector<T> transposed(static_cast<std::size_t>(rows));
+            constexpr bool transposes = mixt::detail::transposes_rows_v<Op, T>;
+            if constexpr (transposes) mixt::detail::fold_rows_across<Op, T>(v.data(), n, groups, transposed.data());
             for (Eigen::Index r = 0; r < rows; ++r) {
-                const float want = model_fold(row_of(v, r), identity, combine);
+                const T want = model_fold(row_of(v, r), identity, combine);
                 EXPECT_EQ(bits(in_order[static_cast<std::size_t>(r)]), bits(want)) << r;
                 if constexpr (transposes) {
                     EXPECT_EQ(bits(transposed[static_cast<std::size_t>(r)]), bits(want)) << r;
                 }
             }
         };
-        if (n <= mixt::detail::short_row_stream<sum_op, float>) check(sum_op{}, x, 0.0f, add);
-        check(max_op{}, m, -std::numeric_limits<float>::infinity(), model_max);
+        if (n <= mixt::detail::short_row_stream<sum_op, T>) check(sum_op{}, x, T(0), add);
+        check(max_op{}, m, -std::numeric_limits<T>::infinity(), larger);
     }
+}
+
+TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
+    check_long_rows_both_ways<float>(43);
+    check_long_rows_both_ways<double>(44);
 }
 
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {

@@ -158,6 +158,14 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     return reduce_strategy::streams;
 }
 
+/// Whether a reduction's result of type T is its lane, bits unchanged (reduce_result of a sum, product, min or
+/// max whose accumulator A is T and its own lane type): its rows' lanes may then be stored straight into the
+/// destination.
+template <reduce_kind K, class A, class T>
+inline constexpr bool stores_lanes_as_results_v =
+    (K == reduce_kind::sum || K == reduce_kind::prod || K == reduce_kind::min || K == reduce_kind::max) &&
+    std::is_same_v<A, T> && std::is_same_v<typename reduce_op<K, A>::lane, T>;
+
 /// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
 /// (make_reduce_plan), the threads and prefetch (decide_reduction_pass), the strategy (choose_reduce_strategy),
 /// and `ahead_end`: where the operand is one dense array read whole (no broadcast, no gaps: each task reads its
@@ -275,8 +283,15 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                             }
                         }
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
-                    } else
+                    } else {
+                        if constexpr (stores_lanes_as_results_v<K, A, T>) {
+                            if (plan.rows_in_order && n == batch) { // straight into o: the lanes are the results
+                                fold_rows_across<Op, A>(from, stream, n / lane_group, o + t);
+                                continue;
+                            }
+                        }
                         fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
+                    }
                     if (plan.rows_in_order) // (a loop the compiler vectorizes)
                         for (index_t h = 0; h < n; ++h) o[t + h] = reduce_result<K, A, T>(results[h], reduced_count);
                     else

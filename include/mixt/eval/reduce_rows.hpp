@@ -55,12 +55,13 @@ void first_extremes_of_rows(const T* x, index_t n, index_t rows, const Rows& row
 }
 #endif
 
-/// A stream's values stored in order from stream element `first` on (reduce_source::run's sink).
+/// A stream's values stored in order from stream element `first` on (reduce_source::run's sink): each run
+/// computed straight into its place.
 template <class A>
 struct copy_sink {
     A* values;
     index_t first;
-    void feed(const A* x, index_t n, index_t s0) { std::copy_n(x, n, values + (s0 - first)); }
+    A* place(index_t s0) const { return values + (s0 - first); }
 };
 
 /// Whether fold_rows_across turns rows into columns in registers (AVX-512, lanes of 4 bytes that fold_vectors
@@ -68,7 +69,7 @@ struct copy_sink {
 template <class Op, class A>
 inline constexpr bool transposes_rows_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    folds_batches_v<Op, A> && sizeof(typename Op::lane) == 4;
+    folds_batches_v<Op, A> && (sizeof(typename Op::lane) == 4 || sizeof(typename Op::lane) == 8);
 #else
     false;
 #endif
@@ -107,7 +108,7 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (transposes_rows_v<Op, A>) {
         typedef lane vec __attribute__((vector_size(64)));
-        constexpr index_t rows_per = 16;
+        constexpr index_t rows_per = 64 / sizeof(lane); // the rows a transpose turns into columns: 16 or 8
         if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
             for (index_t g = 0; g < groups; ++g) {
                 lane* const l = out + g * lane_group;

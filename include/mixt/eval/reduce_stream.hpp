@@ -547,7 +547,8 @@ struct reduce_source {
 
     /// Computes stream elements [first, last) of the row whose operands start `base[k]` elements after data,
     /// handing each run to sink.feed(values, count, first index), or the kernel itself to sink.feed_kernel where
-    /// the sink (a stream_fold) takes its batches.
+    /// the sink (a stream_fold) takes its batches, or computing it straight into sink.place(first index) where the
+    /// sink keeps the values in memory of its own (copy_sink).
     template <class Sink>
     void run(const std::array<index_t, L>& base, index_t first, index_t last, Sink& sink) const {
         alignas(64) unsigned char stage[pass::stage_offsets[M]];
@@ -567,6 +568,11 @@ struct reduce_source {
                 if (!staged) most = index_t{1} << 20;
                 if (most >= sink.shape.P) most -= most % sink.shape.P;
             }
+        } else if constexpr (requires { sink.place(index_t{}); }) {
+            bool staged = false;
+            constexpr bool packed[] = {is_packed_element_v<Ts>..., false};
+            for (std::size_t k = 0; k < L; ++k) staged = staged || packed[k] || box.strides[k + 1][rk - 1] != 1;
+            if (!staged) most = index_t{1} << 20; // (the values go to the sink's memory, not to the stage)
         } else if constexpr (requires { sink.takes_batches(); }) {
             if (sink.takes_batches() && most >= sink.shape.P) most -= most % sink.shape.P;
         }
@@ -624,8 +630,12 @@ struct reduce_source {
                     continue;
                 }
             }
-            pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{}, hoist);
-            sink.feed(out, len, pos);
+            if constexpr (requires { sink.place(pos); }) {
+                pass::compute(sink.place(pos), len, with_leaf_pointers(args, ptrs, masks), pass_options{}, hoist);
+            } else {
+                pass::compute(out, len, with_leaf_pointers(args, ptrs, masks), pass_options{}, hoist);
+                sink.feed(out, len, pos);
+            }
             pos += len;
         }
     }
