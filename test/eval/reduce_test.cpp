@@ -963,8 +963,9 @@ TEST(reduce_eval, short_rows_first_extremes) {
 // folds give each row's stream fold bit for bit here, whichever the CPU, for sums and for max over signed zeros.
 // Sums and maxima along rows of 1-256 values, over more rows than two of short_rows_across's batches (4096 values
 // each, whole groups of 32 rows: their results stored straight into the destination) and a last part batch, for
-// 4- and 8-byte lanes (rows of 8-byte values transposed 8 at a time, integers summed in int64 from i32 and u8),
-// each row the fold of its stream written out (model_fold), bit for bit, on one thread and on eight.
+// 4- and 8-byte lanes (rows of 8-byte values transposed 8 at a time; integers of 1-4 bytes summed in 64 bits, from
+// a buffer or widened in registers; rows folded in memory order where the CPU takes short_rows_in_order), each
+// row the fold of its stream written out (model_fold), bit for bit, on one thread and on eight.
 template <class T, class Acc>
 void check_many_short_rows(std::mt19937& g) {
     Eigen::ThreadPool pool(8);
@@ -993,13 +994,19 @@ void check_many_short_rows(std::mt19937& g) {
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n), m(rows, n);
         for (Eigen::Index i = 0; i < x.size(); ++i) {
             const int k = pick(g);
+            const bool negative = i / n % 3 == 0; // every third row below zero: its maximum too
             if constexpr (std::is_floating_point_v<T>) {
                 x.data()[i] = static_cast<T>(std::ldexp(d(g), e(g)));
-                m.data()[i] = k < 15 ? T(0) : k < 30 ? -T(0) : k == 30 ? std::numeric_limits<T>::quiet_NaN() : x.data()[i];
+                m.data()[i] = k < 15   ? (negative ? -T(0) : T(0))
+                              : k < 30 ? -T(0)
+                              : k == 30 && !negative ? std::numeric_limits<T>::quiet_NaN()
+                              : negative ? -std::fabs(x.data()[i])
+                                         : x.data()[i];
             } else {
                 x.data()[i] = static_cast<T>(std::uniform_int_distribution<long long>(
                     std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max())(g));
-                m.data()[i] = k < 30 ? std::numeric_limits<T>::lowest() : x.data()[i];
+                const T below = x.data()[i] < 0 ? x.data()[i] : static_cast<T>(-x.data()[i] - 1); // (unsigned: any)
+                m.data()[i] = k < 30 ? std::numeric_limits<T>::lowest() : negative ? below : x.data()[i];
             }
         }
         const auto sums = mixt::eval(mixt::sum(x, 1)), sums8 = mixt::eval(mixt::sum(x, 1), device);
@@ -1031,10 +1038,15 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
     check_many_short_rows<std::int64_t, std::int64_t>(g);
     check_many_short_rows<std::int32_t, std::int64_t>(g);
     check_many_short_rows<std::uint8_t, std::uint64_t>(g);
+    check_many_short_rows<std::int8_t, std::int64_t>(g);
+    check_many_short_rows<std::int16_t, std::int64_t>(g);
+    check_many_short_rows<std::uint16_t, std::uint64_t>(g);
+    check_many_short_rows<std::uint32_t, std::uint64_t>(g);
 }
 
-// Rows of 33-256 values folded a row at a time in memory order (end_rows_of_one_block) and, where the lanes are
-// 4 or 8 bytes, transposed in registers 16 or 8 rows at a time (fold_rows_across): both the fold of the stream.
+// Rows of 33-256 values folded a row at a time in memory order (end_rows_of_one_block), where the lanes are 4 or
+// 8 bytes transposed in registers 16 or 8 rows at a time (fold_rows_across), and for max each row in one vector
+// (fold_rows_in_order, with AVX-512): each the fold of the stream.
 template <class T>
 void check_long_rows_both_ways(std::uint32_t seed) {
     using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, T>;
@@ -1070,11 +1082,22 @@ void check_long_rows_both_ways(std::uint32_t seed) {
             std::vector<T> transposed(static_cast<std::size_t>(rows));
             constexpr bool transposes = mixt::detail::transposes_rows_v<Op, T>;
             if constexpr (transposes) mixt::detail::fold_rows_across<Op, T>(v.data(), n, groups, transposed.data());
+            std::vector<T> one_vector(static_cast<std::size_t>(rows));
+            constexpr bool in_one_vector = mixt::detail::folds_rows_in_order_v<Op, T, mixt::detail::leaf_kernel<T>>;
+#if MIXT_SIMD_AVX512
+            if constexpr (in_one_vector)
+                mixt::detail::fold_rows_in_order<Op, T>(v.data(), n, rows, [&](Eigen::Index r, T y) {
+                    one_vector[static_cast<std::size_t>(r)] = y;
+                });
+#endif
             for (Eigen::Index r = 0; r < rows; ++r) {
                 const T want = model_fold(row_of(v, r), identity, combine);
                 EXPECT_EQ(bits(in_order[static_cast<std::size_t>(r)]), bits(want)) << r;
                 if constexpr (transposes) {
                     EXPECT_EQ(bits(transposed[static_cast<std::size_t>(r)]), bits(want)) << r;
+                }
+                if constexpr (in_one_vector) {
+                    EXPECT_EQ(bits(one_vector[static_cast<std::size_t>(r)]), bits(want)) << r;
                 }
             }
         };

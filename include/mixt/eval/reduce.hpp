@@ -109,6 +109,8 @@ enum class reduce_strategy {
     short_rows_across,    ///< rows of one column of at most short_row_stream values (short_index_row_stream for
                           ///< argmin/argmax), folded or compared side by side
     short_rows_in_blocks, ///< the same rows, their lanes made and ended a block of rows at a time
+    short_rows_in_order,  ///< the same rows, of one array read in place, each folded in memory order in one vector
+                          ///< (fold_rows_in_order: results that do not depend on the grouping)
     streams,              ///< each row's stream folded into lanes, in super-blocks (tasks), combined pairwise
 };
 
@@ -117,6 +119,7 @@ inline const char* name(reduce_strategy s) {
     case reduce_strategy::first_extremes: return "first_extremes";
     case reduce_strategy::short_rows_across: return "short_rows_across";
     case reduce_strategy::short_rows_in_blocks: return "short_rows_in_blocks";
+    case reduce_strategy::short_rows_in_order: return "short_rows_in_order";
     case reduce_strategy::streams: return "streams";
     }
     return "?";
@@ -130,6 +133,17 @@ bool rows_read_in_place(const Plan& plan) {
         return plan.rows_box.flat(1);
     else
         return false;
+}
+
+/// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
+/// (short_rows_in_order) rather than side by side, where long rows are not transposed (long_rows_transposed: on
+/// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows in memory order"): rows of A
+/// longer than two vectors of lanes (2 * 64 / sizeof(A) values), and rows of a narrower integer (read and
+/// widened in registers, not converted into a buffer first) that fill half a vector or more.
+template <class A, class S>
+bool rows_folded_in_order(index_t n) {
+    constexpr index_t W = 64 / sizeof(A);
+    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W : 2 * n >= W);
 }
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
@@ -149,6 +163,9 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     }
     if constexpr (!Op::indexed) {
         if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>) {
+            if constexpr (folds_rows_in_order_v<Op, A, Kern>)
+                if (plan.rows_box.flat(1) && rows_folded_in_order<A, in_order_source_t<A, Kern>>(plan.stream))
+                    return reduce_strategy::short_rows_in_order;
             if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
             if constexpr (transposes_rows_v<Op, A>)
                 if (!rows_read_in_place<A, Kern>(plan) || long_rows_transposed()) return reduce_strategy::short_rows_across;
@@ -165,6 +182,15 @@ template <reduce_kind K, class A, class T>
 inline constexpr bool stores_lanes_as_results_v =
     (K == reduce_kind::sum || K == reduce_kind::prod || K == reduce_kind::min || K == reduce_kind::max) &&
     std::is_same_v<A, T> && std::is_same_v<typename reduce_op<K, A>::lane, T>;
+
+/// Whether short_rows_across stores a whole batch's results straight into a destination whose rows are in order
+/// (stores_lanes_as_results_v), rather than into a buffer copied there at the batch's end: for lanes of 8 bytes,
+/// and for rows of at most 4 values (results a fifth or more of the traffic); for longer rows of 4-byte lanes the
+/// copy was faster (docs/performance-notes.md, "Short rows' results stored straight").
+template <class Lane>
+constexpr bool results_stored_straight(index_t stream) {
+    return sizeof(Lane) == 8 || stream <= 4;
+}
 
 /// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
 /// (make_reduce_plan), the threads and prefetch (decide_reduction_pass), the strategy (choose_reduce_strategy),
@@ -242,6 +268,17 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         }
     }
 #endif
+    if constexpr (folds_rows_in_order_v<Op, A, Kern>) {
+        if (strategy == reduce_strategy::short_rows_in_order) { // (the rows one after another from the array's start)
+            const auto* const x = std::get<0>(views).data;
+            run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+                fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, [&](index_t h, const lane& v) {
+                    o[plan.out_offset(first + h)] = reduce_result<K, A, T>(v, reduced_count);
+                });
+            });
+            return;
+        }
+    }
     // Rows of one column whose stream is at most short_row_stream values (one block): a row's result is its
     // block's end, and the fold's set-up per row and that end would be most of the time. Such rows are computed
     // many at a time, in runs that cross rows (plan.rows_box), into a buffer; end_rows_of_one_block makes the
@@ -285,7 +322,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     } else {
                         if constexpr (stores_lanes_as_results_v<K, A, T>) {
-                            if (plan.rows_in_order && n == batch) { // straight into o: the lanes are the results
+                            // (the lanes are the results)
+                            if (plan.rows_in_order && n == batch && results_stored_straight<lane>(stream)) {
                                 fold_rows_across<Op, A>(from, stream, n / lane_group, o + t);
                                 continue;
                             }

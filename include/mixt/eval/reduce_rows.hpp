@@ -570,6 +570,139 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
     }
 }
 
+/// The array type S whose elements a reduction's kernel Kern reads one by one and converts to A, where it is one
+/// leaf (leaf_kernel<S>, or convert_kernel<A, leaf_kernel<S>> for an integer S narrower than an integer A: a
+/// sign or zero extension, exact); void for any other kernel.
+template <class A, class Kern>
+struct in_order_source {
+    using type = void;
+};
+template <class A>
+struct in_order_source<A, leaf_kernel<A>> {
+    using type = A;
+};
+template <class A, class S>
+    requires(is_int_v<A> && is_int_v<S> && sizeof(S) < sizeof(A))
+struct in_order_source<A, convert_kernel<A, leaf_kernel<S>>> {
+    using type = S;
+};
+template <class A, class Kern>
+using in_order_source_t = typename in_order_source<A, Kern>::type;
+
+/// Whether rows of a reduction of kind Op, accumulator A, kernel Kern may be folded one at a time in memory order
+/// (fold_rows_in_order): AVX-512, a result that does not depend on the grouping (integer sums and products,
+/// min/max: stream_fold::grouping_free) of lanes that fold_vectors takes, read from one array (in_order_source_t).
+template <class Op, class A, class Kern>
+inline constexpr bool folds_rows_in_order_v =
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    !Op::indexed && stream_fold<Op, A>::grouping_free && folds_batches_v<Op, A> &&
+    !std::is_void_v<in_order_source_t<A, Kern>>;
+#else
+    false;
+#endif
+
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// The W lanes of a vector v (GCC's vector extensions) combined into one by halves in registers: lanes [0, W/2)
+/// with [W/2, W) (combine_lanes of kind K), and so on (for results that do not depend on the grouping).
+template <reduce_kind K, class V>
+auto combine_halves(const V& v) {
+    constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
+    if constexpr (W == 1) {
+        return v[0];
+    } else {
+        auto lo = [&]<std::size_t... I>(std::index_sequence<I...>) { return __builtin_shufflevector(v, v, I...); }(
+            std::make_index_sequence<W / 2>{});
+        const auto hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return __builtin_shufflevector(v, v, (I + W / 2)...);
+        }(std::make_index_sequence<W / 2>{});
+        combine_lanes<K>(lo, hi);
+        return combine_halves<K>(lo);
+    }
+}
+
+/// 64 bytes of lanes of an integer A from 64 / sizeof(A) integers S (narrower) at `bytes`, sign- or zero-extended.
+template <class A, class S>
+__m512i widen_to_lanes(const void* bytes) noexcept {
+    constexpr std::size_t count = 64 / sizeof(A), width = count * sizeof(S);
+    constexpr bool sign = std::is_signed_v<S>;
+    if constexpr (width <= 16) {
+        __m128i b = _mm_setzero_si128();
+        std::memcpy(&b, bytes, width);
+        if constexpr (sizeof(A) == 8 && sizeof(S) == 1) return sign ? _mm512_cvtepi8_epi64(b) : _mm512_cvtepu8_epi64(b);
+        else if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi16_epi64(b) : _mm512_cvtepu16_epi64(b);
+        else return sign ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    } else {
+        __m256i b;
+        std::memcpy(&b, bytes, width);
+        if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi32_epi64(b) : _mm512_cvtepu32_epi64(b);
+        else return sign ? _mm512_cvtepi16_epi32(b) : _mm512_cvtepu16_epi32(b);
+    }
+}
+
+/// The results of `rows` rows of n values of S each (in_order_source_t: A, or a narrower integer widened to A),
+/// row r's at x + r * n, where the result does not depend on the grouping (folds_rows_in_order_v): each row read
+/// in memory order into one vector of 64 bytes of lanes (min/max of floats as keys, simd/lanes.hpp), whole
+/// vectors and then the rest, the lanes it does not reach at the identity (a masked load: nothing past the row
+/// is read), and its lanes combined by halves in registers. store(r, result) for each row. What a hand loop
+/// does; the rows' chains overlap.
+template <class Op, class A, class S, class Store>
+MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t rows, const Store& store) {
+    using lane = typename Op::lane;
+    constexpr index_t W = 64 / sizeof(lane);
+    constexpr reduce_kind K = Op::kind;
+    typedef lane vec __attribute__((vector_size(64)));
+    using key_t = std::conditional_t<sizeof(lane) == 4, std::int32_t, std::int64_t>;
+    typedef key_t keys __attribute__((vector_size(64)));
+    const index_t whole = n / W * W;
+    const auto rest = static_cast<unsigned>(n - whole);
+    keys iota;
+    for (index_t p = 0; p < W; ++p) iota[p] = static_cast<key_t>(p);
+    const keys past = iota >= static_cast<key_t>(rest); // the lanes the last values do not reach
+    vec identity;
+    for (index_t p = 0; p < W; ++p) identity[p] = Op::identity();
+    const auto values = [](const S* p) { // W values of S as lanes
+        vec v;
+        if constexpr (std::is_same_v<S, A>) {
+            std::memcpy(&v, p, sizeof(v)); // A's bits are the lane's
+        } else {
+            const __m512i w = widen_to_lanes<A, S>(p);
+            std::memcpy(&v, &w, sizeof(v));
+        }
+        return v;
+    };
+    const std::uint64_t rest_mask = (std::uint64_t{1} << rest) - 1; // (rest < W <= 16)
+    const auto last_values = [&](const S* p) { // the `rest` values at p (a masked load), the identity after them
+        __m512i b;
+        if constexpr (sizeof(S) == 1) b = _mm512_maskz_loadu_epi8(rest_mask, p);
+        else if constexpr (sizeof(S) == 2) b = _mm512_maskz_loadu_epi16(static_cast<__mmask32>(rest_mask), p);
+        else if constexpr (sizeof(S) == 4) b = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(rest_mask), p);
+        else b = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(rest_mask), p);
+        vec v = values(reinterpret_cast<const S*>(&b));
+        select_lanes(v, past, identity);
+        return v;
+    };
+    for (index_t r = 0; r < rows; ++r) {
+        const S* const xr = x + r * n;
+        if constexpr (keyed_extreme_v<Op, A>) {
+            keys hi, lo;
+            extreme_load(hi, lo, &identity);
+            for (index_t j = 0; j < whole; j += W) extreme_add(hi, lo, values(xr + j));
+            if (rest != 0) extreme_add(hi, lo, last_values(xr + whole));
+            // The largest and smallest keys of all lanes: what one lane that took every value would hold.
+            const keys top = keys{} + combine_halves<reduce_kind::max>(hi), bottom = keys{} + combine_halves<reduce_kind::min>(lo);
+            alignas(64) lane out[W];
+            extreme_store<K, A>(top, bottom, out);
+            store(r, out[0]);
+        } else {
+            vec acc = identity;
+            for (index_t j = 0; j < whole; j += W) combine_lanes<K>(acc, values(xr + j));
+            if (rest != 0) combine_lanes<K>(acc, last_values(xr + whole));
+            store(r, static_cast<lane>(combine_halves<K>(acc)));
+        }
+    }
+}
+#endif
+
 /// Rows up to this long of an argmin/argmax take reduce_operand's short-row path (first_extreme_indexes, or
 /// first_extremes_across where the results' rows are not in order).
 inline constexpr index_t short_index_row_stream = 128;
