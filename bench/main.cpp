@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("mixt_rounds", std::to_string(rounds));
     for_each_group(action::describe, 0);
     for (const index_t n : chosen) for_each_group(action::register_benchmarks, n);
-    // B1-B6, R1-R6, S1-S3 and Q1-Q5 have their own full sizes: registered once, with the DRAM size (not in smoke runs).
+    // B1-B6, R1-R6, S1-S5 and Q1-Q5 have their own full sizes: registered once, with the DRAM size (not in smoke runs).
     if (std::find(chosen.begin(), chosen.end(), index_t{16777216}) != chosen.end()) {
         shapes(action::register_benchmarks, 0);
         reductions(action::register_benchmarks, 0);

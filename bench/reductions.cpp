@@ -290,7 +290,7 @@ struct r6 {
     };
 };
 
-// S1-S3: reductions along short rows (not issue 18's rows: marks of their own, report.py), where the work
+// S1-S5: reductions along short rows (not issue 18's rows: marks of their own, report.py), where the work
 // per row, not the bytes, sets the speed.
 // S1: row sums of 16 floats each.
 struct s1 {
@@ -369,10 +369,65 @@ struct s3 {
     };
 };
 
+// S4: the row sums of int8 weights (a quantized matrix's zero-point correction), in int64 as JAX sums int8.
+struct s4 {
+    static constexpr const char* id = "S4";
+    static constexpr const char* text = "sum(i8, axis 1), [524288, 32]";
+    using result = std::int64_t;
+    struct data {
+        index_t rows, n = 32;
+        row_major<std::int8_t, 2> x;
+        row_major<std::int64_t, 1> out;
+        explicit data(bool small) : rows(small ? 1001 : 524288), x(rows, n), out(rows) { fill_all(x, 161); }
+        auto expression() const { return mixt::sum(x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < rows; ++i) {
+                const std::int8_t* r = x.data() + i * n;
+                std::int64_t s = 0;
+                for (index_t j = 0; j < n; ++j) s += r[j];
+                out(i) = s;
+            }
+        }
+        void eigen_cast() { out = x.cast<std::int64_t>().sum(a1{1}); }
+        void traffic() { out(0) = static_cast<std::int64_t>(read_bytes(x.data(), static_cast<std::size_t>(x.size()))); }
+        std::int64_t bytes() const { return x.size() + rows * 8; }
+        const std::int64_t* result_data() const { return out.data(); }
+        index_t elements() const { return rows; }
+    };
+};
+
+// S5: the largest of each row of 4 f64 values (a box's extent, a quaternion's component).
+struct s5 {
+    static constexpr const char* id = "S5";
+    static constexpr const char* text = "max(f64, axis 1), [2097152, 4]";
+    using result = double;
+    struct data {
+        index_t rows, n = 4;
+        row_major<double, 2> x;
+        row_major<double, 1> out;
+        explicit data(bool small) : rows(small ? 1001 : 2097152), x(rows, n), out(rows) { fill_all(x, 171); }
+        auto expression() const { return mixt::max(x, 1); }
+        void hand_loop() {
+            for (index_t i = 0; i < rows; ++i) {
+                const double* r = x.data() + i * n;
+                double m = -std::numeric_limits<double>::infinity();
+                for (index_t j = 0; j < n; ++j) m = std::max(m, r[j]);
+                out(i) = m;
+            }
+        }
+        void eigen_cast() { out = x.maximum(a1{1}); }
+        void traffic() { out(0) = static_cast<double>(read_bytes(x.data(), static_cast<std::size_t>(x.size()) * 8) & 1); }
+        std::int64_t bytes() const { return x.size() * 8 + rows * 8; }
+        const double* result_data() const { return out.data(); }
+        index_t elements() const { return rows; }
+    };
+};
+
 } // namespace
 
 bool short_rows(action a, index_t n) {
-    return rows_action<sized<s1, 16777216>, sized<s2, 16777216>, sized<s3, 16777216>>(a, n != 0);
+    return rows_action<sized<s1, 16777216>, sized<s2, 16777216>, sized<s3, 16777216>, sized<s4, 16777216>,
+                       sized<s5, 16777216>>(a, n != 0);
 }
 
 bool reductions(action a, index_t n) {

@@ -138,12 +138,13 @@ bool rows_read_in_place(const Plan& plan) {
 /// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
 /// (short_rows_in_order) rather than side by side, where long rows are not transposed (long_rows_transposed: on
 /// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows in memory order"): rows of A
-/// longer than two vectors of lanes (2 * 64 / sizeof(A) values), and rows of a narrower integer (read and
-/// widened in registers, not converted into a buffer first) that fill half a vector or more.
+/// longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, and rows of a
+/// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector
+/// or more.
 template <class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);
-    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W : 2 * n >= W);
+    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W);
 }
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
