@@ -1044,6 +1044,49 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
     check_many_short_rows<std::uint32_t, std::uint64_t>(g);
 }
 
+// min and max of integers of 1 and 2 bytes along rows of 1-256 values (rows of 32 or more folded in memory order,
+// in lanes of their own type, where the CPU takes short_rows_in_order): each row's extreme, on one thread and on
+// eight.
+template <class T>
+void check_narrow_extremes(std::mt19937& g) {
+    Eigen::ThreadPool pool(8);
+    Eigen::ThreadPoolDevice device(&pool, 8);
+    for (const Eigen::Index n : {1, 2, 5, 16, 31, 32, 33, 47, 63, 64, 65, 100, 128, 129, 200, 256}) {
+        SCOPED_TRACE(n);
+        const Eigen::Index rows = 3 * 4096 / n + 5;
+        Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
+        std::uniform_int_distribution<int> d(std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max());
+        std::uniform_int_distribution<Eigen::Index> at(0, n - 1);
+        for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<T>(d(g) / 2); // away from the ends
+        for (Eigen::Index r = 0; r < rows; ++r) { // an end of T's range somewhere in two rows of three
+            if (r % 3 == 1) x(r, at(g)) = std::numeric_limits<T>::max();
+            if (r % 3 == 2) x(r, at(g)) = std::numeric_limits<T>::lowest();
+        }
+        const auto hi = mixt::eval(mixt::max(x, 1)), hi8 = mixt::eval(mixt::max(x, 1), device);
+        const auto lo = mixt::eval(mixt::min(x, 1)), lo8 = mixt::eval(mixt::min(x, 1), device);
+        std::size_t wrong = 0;
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            T top = x(r, 0), bottom = x(r, 0);
+            for (Eigen::Index j = 1; j < n; ++j) {
+                top = std::max(top, x(r, j));
+                bottom = std::min(bottom, x(r, j));
+            }
+            if ((hi(r) != top || hi8(r) != top || lo(r) != bottom || lo8(r) != bottom) && wrong++ < 5)
+                ADD_FAILURE() << "row " << r << ": max " << +hi(r) << " / " << +hi8(r) << " want " << +top << ", min "
+                              << +lo(r) << " / " << +lo8(r) << " want " << +bottom;
+        }
+        EXPECT_EQ(wrong, 0u);
+    }
+}
+
+TEST(reduce_eval, narrow_integer_extremes_along_rows) {
+    std::mt19937 g(53);
+    check_narrow_extremes<std::int8_t>(g);
+    check_narrow_extremes<std::uint8_t>(g);
+    check_narrow_extremes<std::int16_t>(g);
+    check_narrow_extremes<std::uint16_t>(g);
+}
+
 // Rows of 33-256 values folded a row at a time in memory order (end_rows_of_one_block), where the lanes are 4 or
 // 8 bytes transposed in registers 16 or 8 rows at a time (fold_rows_across), and for max each row in one vector
 // (fold_rows_in_order, with AVX-512): each the fold of the stream.

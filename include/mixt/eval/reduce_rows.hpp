@@ -591,25 +591,43 @@ using in_order_source_t = typename in_order_source<A, Kern>::type;
 
 /// Whether rows of a reduction of kind Op, accumulator A, kernel Kern may be folded one at a time in memory order
 /// (fold_rows_in_order): AVX-512, a result that does not depend on the grouping (integer sums and products,
-/// min/max: stream_fold::grouping_free) of lanes that fold_vectors takes, read from one array (in_order_source_t).
+/// min/max: stream_fold::grouping_free) of lanes that fold_vectors takes, or min/max of an integer of 1 or 2
+/// bytes (lanes of its own type), read from one array (in_order_source_t).
 template <class Op, class A, class Kern>
 inline constexpr bool folds_rows_in_order_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    !Op::indexed && stream_fold<Op, A>::grouping_free && folds_batches_v<Op, A> &&
+    !Op::indexed && stream_fold<Op, A>::grouping_free &&
+    (folds_batches_v<Op, A> || (is_int_v<A> && sizeof(A) <= 2 && std::is_same_v<typename Op::lane, A> &&
+                                (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max))) &&
     !std::is_void_v<in_order_source_t<A, Kern>>;
 #else
     false;
 #endif
 
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-/// The W lanes of a vector v (GCC's vector extensions) combined into one by halves in registers: lanes [0, W/2)
-/// with [W/2, W) (combine_lanes of kind K), and so on (for results that do not depend on the grouping).
+/// combine_halves within a vector of at most 16 bytes: the first M lanes of a combined, the upper half of them
+/// moved down each time, until lane 0 holds them all.
+template <reduce_kind K, std::size_t M, class V>
+auto combine_within(V a) {
+    if constexpr (M == 1) {
+        return a[0];
+    } else {
+        constexpr std::size_t W = sizeof(V) / sizeof(a[0]);
+        const V hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return __builtin_shufflevector(a, a, (I < M / 2 ? I + M / 2 : I)...);
+        }(std::make_index_sequence<W>{});
+        combine_lanes<K>(a, hi);
+        return combine_within<K, M / 2>(a);
+    }
+}
+
+/// The lanes of a vector v (GCC's vector extensions) combined into one by halves in registers: lanes [0, W/2)
+/// with [W/2, W) (combine_lanes of kind K), and so on, by narrower vectors down to 16 bytes, then within them
+/// (combine_within), for results that do not depend on the grouping.
 template <reduce_kind K, class V>
 auto combine_halves(const V& v) {
     constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
-    if constexpr (W == 1) {
-        return v[0];
-    } else {
+    if constexpr (sizeof(V) > 16) {
         auto lo = [&]<std::size_t... I>(std::index_sequence<I...>) { return __builtin_shufflevector(v, v, I...); }(
             std::make_index_sequence<W / 2>{});
         const auto hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -617,6 +635,8 @@ auto combine_halves(const V& v) {
         }(std::make_index_sequence<W / 2>{});
         combine_lanes<K>(lo, hi);
         return combine_halves<K>(lo);
+    } else {
+        return combine_within<K, W>(v);
     }
 }
 
@@ -651,8 +671,10 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
     constexpr index_t W = 64 / sizeof(lane);
     constexpr reduce_kind K = Op::kind;
     typedef lane vec __attribute__((vector_size(64)));
-    using key_t = std::conditional_t<sizeof(lane) == 4, std::int32_t, std::int64_t>;
-    typedef key_t keys __attribute__((vector_size(64)));
+    using key_t = std::conditional_t<
+        sizeof(lane) == 1, std::int8_t,
+        std::conditional_t<sizeof(lane) == 2, std::int16_t, std::conditional_t<sizeof(lane) == 4, std::int32_t, std::int64_t>>>;
+    typedef key_t keys __attribute__((vector_size(64))); // (of min/max of floats; and the lanes' masks)
     const index_t whole = n / W * W;
     const auto rest = static_cast<unsigned>(n - whole);
     keys iota;
@@ -670,7 +692,7 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
         }
         return v;
     };
-    const std::uint64_t rest_mask = (std::uint64_t{1} << rest) - 1; // (rest < W <= 16)
+    const std::uint64_t rest_mask = (std::uint64_t{1} << rest) - 1; // (rest < W <= 64)
     const auto last_values = [&](const S* p) { // the `rest` values at p (a masked load), the identity after them
         __m512i b;
         if constexpr (sizeof(S) == 1) b = _mm512_maskz_loadu_epi8(rest_mask, p);

@@ -43,9 +43,16 @@ inline void combine_lanes(V& a, const V& x) { // by reference: no vector crosses
     } else if constexpr (K == reduce_kind::prod) {
         a = a * x;
     } else {
+#if defined(__CUDACC__)
         using E = std::remove_cvref_t<decltype(a[0])>;
         typedef std::make_signed_t<E> mask __attribute__((vector_size(sizeof(V))));
         select_lanes(a, static_cast<mask>(K == reduce_kind::max ? a < x : x < a), x);
+#else // (a compare in the select itself: GCC makes one integer max or min of it, not a compare and a blend)
+        if constexpr (K == reduce_kind::max)
+            a = a < x ? x : a;
+        else
+            a = x < a ? x : a;
+#endif
     }
 }
 
