@@ -1044,14 +1044,14 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
     check_many_short_rows<std::uint32_t, std::uint64_t>(g);
 }
 
-// min and max of integers of 1 and 2 bytes along rows of 1-256 values (rows of 32 or more folded in memory order,
-// in lanes of their own type, where the CPU takes short_rows_in_order): each row's extreme, on one thread and on
-// eight.
+// min and max of integers of 1 and 2 bytes along rows of 1-256 values (rows of 16 bytes or more folded in memory
+// order, in lanes of their own type, where the CPU takes short_rows_in_order): each row's extreme, on one thread
+// and on eight.
 template <class T>
 void check_narrow_extremes(std::mt19937& g) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);
-    for (const Eigen::Index n : {1, 2, 5, 16, 31, 32, 33, 47, 63, 64, 65, 100, 128, 129, 200, 256}) {
+    for (const Eigen::Index n : {1, 2, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 128, 129, 200, 256}) {
         SCOPED_TRACE(n);
         const Eigen::Index rows = 3 * 4096 / n + 5;
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);

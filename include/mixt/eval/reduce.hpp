@@ -137,13 +137,15 @@ bool rows_read_in_place(const Plan& plan) {
 
 /// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
 /// (short_rows_in_order) rather than side by side, where long rows are not transposed (long_rows_transposed: on
-/// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows in memory order"): rows of A
-/// longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, and rows of a
+/// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows of every lane type"): rows of A
+/// longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a
 /// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector
-/// or more.
+/// or more, and rows of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no other vector path.
 template <class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);
+    if constexpr (sizeof(A) <= 2) // (lanes that fold_rows_across folds one by one)
+        return !long_rows_transposed() && n * static_cast<index_t>(sizeof(A)) >= 16;
     return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W);
 }
 
@@ -187,7 +189,7 @@ inline constexpr bool stores_lanes_as_results_v =
 /// Whether short_rows_across stores a whole batch's results straight into a destination whose rows are in order
 /// (stores_lanes_as_results_v), rather than into a buffer copied there at the batch's end: for lanes of 8 bytes,
 /// and for rows of at most 4 values (results a fifth or more of the traffic); for longer rows of 4-byte lanes the
-/// copy was faster (docs/performance-notes.md, "Short rows' results stored straight").
+/// copy was faster (docs/performance-notes.md, "Short rows of every lane type").
 template <class Lane>
 constexpr bool results_stored_straight(index_t stream) {
     return sizeof(Lane) == 8 || stream <= 4;
