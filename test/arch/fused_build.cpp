@@ -16,16 +16,22 @@ void mixt_arch_build_check(Eigen::Tensor<float, 1>& r, const Eigen::Tensor<std::
 }
 
 // Reductions' AVX-512 paths: byte sums in 16-bit lanes (float and 64-bit accumulators), a broadcast f16 scale
-// converted once per run, argmax over rows, min/max keys.
+// converted once per run, argmax over rows, min/max keys; short rows: i8 sums in int64 and i8 max in memory order,
+// f64 max transposed or in memory order.
 void mixt_arch_reduce_check(Eigen::Tensor<float, 1, Eigen::RowMajor>& r, Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor>& i,
+                            Eigen::Tensor<std::int8_t, 1, Eigen::RowMajor>& b, Eigen::Tensor<double, 1, Eigen::RowMajor>& m,
                             const Eigen::Tensor<std::uint8_t, 2, Eigen::RowMajor>& u,
                             const Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor>& q,
                             const Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor>& s,
-                            const Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>& h) {
+                            const Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>& h,
+                            const Eigen::Tensor<double, 2, Eigen::RowMajor>& d) {
     mixt::assign(r, mixt::sum<float>(u, 0));
     mixt::assign(r, mixt::mean<float>(q, 1));
     mixt::assign(i, mixt::sum<std::int64_t>(q, 0));
     mixt::assign(r, mixt::sum(mixt::lazy(q) * s, 1));
     mixt::assign(i, mixt::argmax(mixt::lazy(q) * h, 1));
     mixt::assign(r, mixt::max(mixt::lazy(h) - s, 1));
+    mixt::assign(i, mixt::sum(q, 1));
+    mixt::assign(b, mixt::max(q, 1));
+    mixt::assign(m, mixt::max(d, 1));
 }
