@@ -87,7 +87,7 @@ bool group_4(action a, index_t n); // E13-E14
 bool stream(action a, index_t n);  // stream_copy, stream_triad
 bool shapes(action a, index_t n);  // B1-B6, at their full sizes (registered once, not per size)
 bool reductions(action a, index_t n); // R1-R6, the same way
-bool short_rows(action a, index_t n); // S1-S3, the same way
+bool short_rows(action a, index_t n); // S1-S5, the same way
 bool narrow(action a, index_t n);     // Q1, Q2, Q5 (the narrow floats), the same way
 // mixt/bench.hpp itself on expressions the suite does not cover (bench/header_check.cpp).
 bool check_bench_header(bool verbose);

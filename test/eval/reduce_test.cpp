@@ -968,6 +968,7 @@ TEST(reduce_eval, short_rows_first_extremes) {
 // row the fold of its stream written out (model_fold), bit for bit, on one thread and on eight.
 template <class T, class Acc>
 void check_many_short_rows(std::mt19937& g) {
+    SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);
     std::uniform_real_distribution<double> d(-1, 1);
@@ -1049,6 +1050,7 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
 // and on eight.
 template <class T>
 void check_narrow_extremes(std::mt19937& g) {
+    SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);
     for (const Eigen::Index n : {1, 2, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 128, 129, 200, 256}) {
@@ -1085,7 +1087,122 @@ TEST(reduce_eval, narrow_integer_extremes_along_rows) {
     check_narrow_extremes<std::uint8_t>(g);
     check_narrow_extremes<std::int16_t>(g);
     check_narrow_extremes<std::uint16_t>(g);
+    // Reductions in a wider type than the array's: max of i8 as i16 (the kernel widens; not in memory order) and
+    // sums of i8 as i32 and of u16 as i32 (widened in registers where in memory order).
+    Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> x(999, 24);
+    Eigen::Tensor<std::uint16_t, 2, Eigen::RowMajor> w(999, 24);
+    std::uniform_int_distribution<int> d(-128, 127), e(0, 65535);
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+        x.data()[i] = static_cast<std::int8_t>(d(g));
+        w.data()[i] = static_cast<std::uint16_t>(e(g));
+    }
+    const auto top = mixt::eval(mixt::max(mixt::cast<std::int16_t>(x), 1));
+    const auto sums = mixt::eval(mixt::sum<std::int32_t>(x, 1));
+    const auto wide_sums = mixt::eval(mixt::sum<std::int32_t>(w, 1));
+    for (Eigen::Index r = 0; r < x.dimension(0); ++r) {
+        std::int16_t t = x(r, 0);
+        std::int32_t s = 0, ws = 0;
+        for (Eigen::Index j = 0; j < x.dimension(1); ++j) {
+            t = std::max<std::int16_t>(t, x(r, j));
+            s += x(r, j);
+            ws += w(r, j);
+        }
+        ASSERT_EQ(top(r), t) << r;
+        ASSERT_EQ(sums(r), s) << r;
+        ASSERT_EQ(wide_sums(r), ws) << r;
+    }
 }
+
+#if MIXT_SIMD_AVX512
+// fold_rows_in_order itself, whichever strategy the CPU running the test chooses: sums, min and max of every
+// pair of an integer array S and a wider integer lane A it widens in registers (sign or zero extension), and of
+// integers and floats read as they are (min/max of floats as keys: signed zeros, NaNs of both signs), over rows
+// shorter than half a vector, of one, around whole vectors and longer; each row against a fold in A.
+template <class A, class S>
+void check_in_order_rows(std::mt19937& g) {
+    SCOPED_TRACE(std::string(mixt::short_name(mixt::dtype_of_v<S>)) + " as " + std::string(mixt::short_name(mixt::dtype_of_v<A>)));
+    constexpr Eigen::Index W = 64 / sizeof(A), rows = 7;
+    const auto run = [&]<mixt::reduce_kind K>(std::integral_constant<mixt::reduce_kind, K>, const std::vector<S>& x,
+                                             Eigen::Index n, auto combine) {
+        using Op = mixt::detail::reduce_op<K, A>;
+        std::vector<A> got(static_cast<std::size_t>(rows));
+        mixt::detail::fold_rows_in_order<Op, A>(x.data(), n, rows, [&](Eigen::Index r, A v) { got[static_cast<std::size_t>(r)] = v; });
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            A want = Op::identity();
+            for (Eigen::Index j = 0; j < n; ++j) want = combine(want, static_cast<A>(x[static_cast<std::size_t>(r * n + j)]));
+            const A have = got[static_cast<std::size_t>(r)];
+            if constexpr (std::is_floating_point_v<A>) {
+                if (std::isnan(want)) {
+                    EXPECT_TRUE(std::isnan(have)) << "kind " << static_cast<int>(K) << ", n " << n << ", row " << r;
+                    continue;
+                }
+            }
+            EXPECT_EQ(std::memcmp(&have, &want, sizeof(A)), 0) << "kind " << static_cast<int>(K) << ", n " << n << ", row " << r
+                                                               << ": " << +have << " want " << +want;
+        }
+    };
+    for (const Eigen::Index n : {Eigen::Index{1}, Eigen::Index{2}, W / 2 - 1, W / 2, W - 1, W, W + 1, 2 * W, 3 * W + 5, Eigen::Index{100}}) {
+        if (n < 1) continue;
+        std::vector<S> x(static_cast<std::size_t>(rows * n));
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if constexpr (std::is_floating_point_v<S>) {
+                const int k = std::uniform_int_distribution<int>(0, 99)(g);
+                const S v = static_cast<S>(std::uniform_real_distribution<double>(-4, 4)(g));
+                x[i] = k < 10 ? S(0) : k < 20 ? -S(0) : k == 20 ? std::numeric_limits<S>::quiet_NaN()
+                       : k == 21 ? -std::numeric_limits<S>::quiet_NaN() : v;
+            } else {
+                x[i] = static_cast<S>(std::uniform_int_distribution<long long>(std::numeric_limits<S>::lowest(),
+                                                                               std::numeric_limits<S>::max())(g));
+            }
+        }
+        const auto larger = [](A a, A b) {
+            if constexpr (std::is_floating_point_v<A>) {
+                if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
+                return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
+            } else {
+                return a < b ? b : a;
+            }
+        };
+        const auto smaller = [](A a, A b) {
+            if constexpr (std::is_floating_point_v<A>) {
+                if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
+                return b < a || (a == b && std::signbit(b) && !std::signbit(a)) ? b : a;
+            } else {
+                return b < a ? b : a;
+            }
+        };
+        if constexpr (!std::is_floating_point_v<A> && sizeof(A) >= 4) { // (sums of 1- and 2-byte lanes: none)
+            run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::sum>{}, x, n, [](A a, A b) {
+                using U = std::make_unsigned_t<A>; // wrapping, as the lanes add
+                return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+            });
+        }
+        run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::max>{}, x, n, larger);
+        run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::min>{}, x, n, smaller);
+    }
+}
+
+TEST(reduce_eval, rows_in_memory_order_every_widening) {
+    std::mt19937 g(59);
+    check_in_order_rows<std::int32_t, std::int8_t>(g);
+    check_in_order_rows<std::int32_t, std::uint8_t>(g);
+    check_in_order_rows<std::int32_t, std::int16_t>(g);
+    check_in_order_rows<std::uint32_t, std::uint16_t>(g);
+    check_in_order_rows<std::int64_t, std::int8_t>(g);
+    check_in_order_rows<std::uint64_t, std::uint8_t>(g);
+    check_in_order_rows<std::int64_t, std::int16_t>(g);
+    check_in_order_rows<std::int64_t, std::uint16_t>(g);
+    check_in_order_rows<std::int64_t, std::int32_t>(g);
+    check_in_order_rows<std::uint64_t, std::uint32_t>(g);
+    check_in_order_rows<std::int64_t, std::uint32_t>(g);
+    check_in_order_rows<std::int8_t, std::int8_t>(g);
+    check_in_order_rows<std::uint16_t, std::uint16_t>(g);
+    check_in_order_rows<std::int32_t, std::int32_t>(g);
+    check_in_order_rows<std::uint64_t, std::uint64_t>(g);
+    check_in_order_rows<float, float>(g);
+    check_in_order_rows<double, double>(g);
+}
+#endif
 
 // Rows of 33-256 values folded a row at a time in memory order (end_rows_of_one_block), where the lanes are 4 or
 // 8 bytes transposed in registers 16 or 8 rows at a time (fold_rows_across), and for max each row in one vector

@@ -271,6 +271,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         }
     }
 #endif
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (folds_rows_in_order_v<Op, A, Kern>) {
         if (strategy == reduce_strategy::short_rows_in_order) { // (the rows one after another from the array's start)
             const auto* const x = std::get<0>(views).data;
@@ -282,11 +283,13 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             return;
         }
     }
+#endif
     // Rows of one column whose stream is at most short_row_stream values (one block): a row's result is its
     // block's end, and the fold's set-up per row and that end would be most of the time. Such rows are computed
-    // many at a time, in runs that cross rows (plan.rows_box), into a buffer; end_rows_of_one_block makes the
-    // stream's lanes and their end from it for row_batch rows at once, the same values as stream_fold's, and
-    // each row's result is stored as it is made.
+    // many at a time, in runs that cross rows (plan.rows_box), into a buffer (or read in place);
+    // fold_rows_across or end_rows_of_one_block makes the stream's lanes and their end for many rows at once,
+    // the same values as stream_fold's, and the results are stored straight into o (results_stored_straight)
+    // or through a buffer of lanes.
     if (strategy == reduce_strategy::short_rows_across || strategy == reduce_strategy::short_rows_in_blocks) {
         const auto rows_source = std::apply(
             [&](const auto&... v) {

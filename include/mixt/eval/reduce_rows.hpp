@@ -3,7 +3,8 @@
 
 // The CPU's reductions of short rows and of f16/bf16 rows by argmin/argmax: many output rows at a time, folded
 // side by side into the lanes and the end of block that the stream's fold (eval/reduce_stream.hpp) would make,
-// so the same bits (reduce_strategy::short_rows_across, short_rows_in_blocks, first_extremes).
+// so the same bits (reduce_strategy::short_rows_across, short_rows_in_blocks, first_extremes), or, where the
+// result does not depend on the grouping, each row in one vector in memory order (short_rows_in_order).
 
 #include <algorithm>
 #include <array>
@@ -64,20 +65,20 @@ struct copy_sink {
     A* place(index_t s0) const { return values + (s0 - first); }
 };
 
-/// Whether fold_rows_across turns rows into columns in registers (AVX-512, lanes of 4 bytes that fold_vectors
-/// takes), and so takes rows of any length up to a block; otherwise rows of at most lane_group values.
+/// Whether fold_rows_across turns rows into columns in registers (AVX-512, lanes of 4 or 8 bytes that
+/// fold_vectors takes), and so takes rows of any length up to a block; otherwise rows of at most lane_group values.
 template <class Op, class A>
 inline constexpr bool transposes_rows_v =
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    folds_batches_v<Op, A> && (sizeof(typename Op::lane) == 4 || sizeof(typename Op::lane) == 8);
+    folds_batches_v<Op, A>; // (lanes of 4 or 8 bytes)
 #else
     false;
 #endif
 
 /// Whether rows longer than lane_group, read in place from the operand, are turned into columns in registers
 /// (fold_rows_across, where transposes_rows_v) rather than folded a row at a time in memory order
-/// (end_rows_of_one_block). The transposition reads 16 rows at once, each at a stride of a whole row, a column
-/// of 16 values at a time: on AMD CPUs the hardware prefetcher does not follow that order through a page, and
+/// (end_rows_of_one_block). The transposition reads 16 rows at once (8 of 8-byte lanes), each at a stride of a
+/// whole row, a column of 16 (8) values at a time: on AMD CPUs the hardware prefetcher does not follow that order through a page, and
 /// from DRAM the rows then took several times the hand loop's time, while read in memory order they run ahead of
 /// it; elsewhere the transposition is kept (docs/performance-notes.md, "Short rows by CPU family"). Decided once
 /// per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
@@ -97,10 +98,10 @@ inline bool long_rows_transposed() noexcept {
 /// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order
 /// (stream_fold::end_block), the lanes no value reached left out (combining a lane that started at the
 /// identity with the identity gives the same bits: a float sum is never -0 then, a product keeps its NaN,
-/// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows at a time turned
-/// into columns in registers (simd::wide::rows_as_columns) where transposes_rows_v; else, for rows of at most
-/// lane_group values (one value per lane: the lanes' end is the values combined in order from the identity),
-/// each value of 32 rows at once, by a gather with AVX-512 and 8-byte lanes, or one by one.
+/// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows (of 4-byte lanes)
+/// or 8 (of 8-byte ones) at a time turned into columns in registers (simd::wide::rows_as_columns) where
+/// transposes_rows_v; else, for rows of at most lane_group values (one value per lane: the lanes' end is the
+/// values combined in order from the identity), each value of 32 rows at once, in vectors or one by one.
 template <class Op, class A>
 MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
@@ -129,7 +130,7 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
             }
             return;
         }
-        alignas(64) lane lanes[lane_group * rows_per]; // lane p of row r at lanes[p * 16 + r]
+        alignas(64) lane lanes[lane_group * rows_per]; // lane p of row r at lanes[p * rows_per + r]
         for (index_t q = 0; q < groups * (lane_group / rows_per); ++q) {
             const A* const xq = x + q * rows_per * n;
             std::fill_n(lanes, lane_group * rows_per, Op::identity());
@@ -168,22 +169,14 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
             typedef lane vec __attribute__((vector_size(64)));
             constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
-#if MIXT_SIMD_AVX512
-            const __m512i offsets = simd::wide::gather_offsets<A>(static_cast<std::int32_t>(n));
-#endif
             fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                 for (index_t j = 0; j < n; ++j)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
                         const A* const column = xg + v * per_vec * n + j;
-#if MIXT_SIMD_AVX512
-                        const __m512i gathered = simd::wide::gather_lanes(column, offsets);
-                        std::memcpy(&xv, &gathered, sizeof(vec)); // A's bits are the lane's
-#else
-                        alignas(64) A t[per_vec];
+                        alignas(64) A t[per_vec]; // (without AVX-512: with it, transposes_rows_v)
                         for (index_t k = 0; k < per_vec; ++k) t[k] = column[k * n];
                         std::memcpy(&xv, t, sizeof(vec));
-#endif
                         visit(v, xv);
                     }
             });
@@ -571,8 +564,8 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
 }
 
 /// The array type S whose elements a reduction's kernel Kern reads one by one and converts to A, where it is one
-/// leaf (leaf_kernel<S>, or convert_kernel<A, leaf_kernel<S>> for an integer S narrower than an integer A: a
-/// sign or zero extension, exact); void for any other kernel.
+/// leaf (leaf_kernel<S>, or convert_kernel<A, leaf_kernel<S>> for an integer S narrower than an integer A of 4
+/// or 8 bytes: a sign or zero extension, exact); void for any other kernel.
 template <class A, class Kern>
 struct in_order_source {
     using type = void;
@@ -582,7 +575,7 @@ struct in_order_source<A, leaf_kernel<A>> {
     using type = A;
 };
 template <class A, class S>
-    requires(is_int_v<A> && is_int_v<S> && sizeof(S) < sizeof(A))
+    requires(is_int_v<A> && is_int_v<S> && sizeof(S) < sizeof(A) && sizeof(A) >= 4) // (widen_to_lanes' pairs)
 struct in_order_source<A, convert_kernel<A, leaf_kernel<S>>> {
     using type = S;
 };
@@ -640,9 +633,11 @@ auto combine_halves(const V& v) {
     }
 }
 
-/// 64 bytes of lanes of an integer A from 64 / sizeof(A) integers S (narrower) at `bytes`, sign- or zero-extended.
+/// 64 bytes of lanes of an integer A of 4 or 8 bytes from 64 / sizeof(A) integers S (narrower) at `bytes`, sign-
+/// or zero-extended (simd::wide's loads widen to 32 bits only).
 template <class A, class S>
 __m512i widen_to_lanes(const void* bytes) noexcept {
+    static_assert(is_int_v<A> && is_int_v<S> && (sizeof(A) == 4 || sizeof(A) == 8) && sizeof(S) < sizeof(A));
     constexpr std::size_t count = 64 / sizeof(A), width = count * sizeof(S);
     constexpr bool sign = std::is_signed_v<S>;
     if constexpr (width <= 16) {

@@ -830,25 +830,6 @@ extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, st
     return found;
 }
 
-/// The offsets of gather_lanes for elements `stride` apart: k * stride for lane k.
-template <class T>
-    requires(sizeof(T) == 4 || sizeof(T) == 8)
-inline __m512i gather_offsets(std::int32_t stride) noexcept {
-    const __m512i k = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    return _mm512_mullo_epi32(k, _mm512_set1_epi32(stride));
-}
-
-/// 64 bytes of 4- or 8-byte elements (16 or 8), element k at p + offsets[k] (gather_offsets), their bits as they
-/// are: a column of rows in one load (reductions along short rows).
-template <class T>
-    requires(sizeof(T) == 4 || sizeof(T) == 8)
-inline __m512i gather_lanes(const T* p, __m512i offsets) noexcept {
-    if constexpr (sizeof(T) == 4)
-        return _mm512_i32gather_epi32(offsets, p, 4);
-    else
-        return _mm512_i32gather_epi64(_mm512_castsi512_si256(offsets), p, 8);
-}
-
 namespace detail {
 // Permutes of 4- or 8-byte lanes (S their bytes) for short_rows_as_columns.
 template <std::size_t S>
