@@ -973,7 +973,14 @@ void check_many_short_rows(std::mt19937& g) {
     Eigen::ThreadPoolDevice device(&pool, 8);
     std::uniform_real_distribution<double> d(-1, 1);
     std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
-    const auto add = [](Acc a, Acc b) { return static_cast<Acc>(a + b); };
+    const auto add = [](Acc a, Acc b) {
+        if constexpr (std::is_integral_v<Acc>) { // wrapping, as the lanes add (no signed overflow here)
+            using U = std::make_unsigned_t<Acc>;
+            return static_cast<Acc>(static_cast<U>(a) + static_cast<U>(b));
+        } else {
+            return static_cast<Acc>(a + b);
+        }
+    };
     const auto larger = [](T a, T b) {
         if constexpr (std::is_floating_point_v<T>) {
             if (a != a) return a;
