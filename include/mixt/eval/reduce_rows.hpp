@@ -93,6 +93,40 @@ inline bool long_rows_transposed() noexcept {
 #endif
 }
 
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// The longest rows fold_rows_across reads with simd::wide::short_rows_as_columns (a permute per column and
+/// vector pair of the rows' plain loads) at a count of values known at compile time.
+template <class A>
+inline constexpr index_t short_row_columns_v = 4;
+
+/// fold_rows_across of rows of N values (2 to short_row_columns_v) one after another: the same values, folded
+/// in the same order, with the count of columns a constant, so that the columns stay in registers and the
+/// loop over them is unrolled.
+template <class Op, class A, int N>
+MIXT_ALWAYS_INLINE void fold_short_rows_across(const A* __restrict x, index_t groups, typename Op::lane* __restrict out) {
+    using lane = typename Op::lane;
+    typedef lane vec __attribute__((vector_size(64)));
+    constexpr index_t rows_per = 64 / sizeof(lane);
+    for (index_t g = 0; g < groups; ++g) {
+        lane* const l = out + g * lane_group;
+        std::fill_n(l, lane_group, Op::identity());
+        fold_vectors<Op, A, lane_group / rows_per>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+            MIXT_UNROLLED
+            for (index_t v = 0; v < lane_group / rows_per; ++v) {
+                __m512i columns[rows_per];
+                simd::wide::short_rows_as_columns<N>(x + (g * lane_group + v * rows_per) * N, columns);
+                MIXT_UNROLLED
+                for (int j = 0; j < N; ++j) {
+                    vec xv;
+                    std::memcpy(&xv, &columns[j], sizeof(vec)); // A's bits are the lane's
+                    visit(v, xv);
+                }
+            }
+        });
+    }
+}
+#endif
+
 /// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
 /// unless transposes_rows_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
 /// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order
@@ -111,6 +145,14 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         typedef lane vec __attribute__((vector_size(64)));
         constexpr index_t rows_per = 64 / sizeof(lane); // the rows a transpose turns into columns: 16 or 8
         if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
+            if (n <= short_row_columns_v<A>) { // rows one after another, their count of values a constant
+                switch (n) {
+                case 2: return fold_short_rows_across<Op, A, 2>(x, groups, out);
+                case 3: return fold_short_rows_across<Op, A, 3>(x, groups, out);
+                case 4: return fold_short_rows_across<Op, A, 4>(x, groups, out);
+                default: break;
+                }
+            }
             for (index_t g = 0; g < groups; ++g) {
                 lane* const l = out + g * lane_group;
                 std::fill_n(l, lane_group, Op::identity());

@@ -81,8 +81,13 @@ inline void extreme_add(B& hi, B& lo, const V& x) {
     B k;
     std::memcpy(&k, &x, sizeof(k));
     flip_key(k);
+#if defined(__CUDACC__)
     select_lanes(hi, static_cast<B>(hi < k), k);
     select_lanes(lo, static_cast<B>(k < lo), k);
+#else // (the compare inside the select: one integer max and one min, as in combine_lanes)
+    hi = hi < k ? k : hi;
+    lo = k < lo ? k : lo;
+#endif
 }
 template <reduce_kind K, class A, class B>
 inline void extreme_store(const B& hi, const B& lo, void* p) {
