@@ -127,6 +127,14 @@ inline const char* name(reduce_strategy s) {
 
 /// Whether the short rows of a reduction (its plan, make_reduce_plan) are read in place from its operand: one
 /// array of the accumulator type A, the kernel Kern its plain leaf, the rows one after another in memory.
+/// The narrower integer S whose rows short_rows_across reads in place and widens in registers
+/// (fold_widened_rows_across) where a reduction of kind Op in A reads them through convert_kernel<A,
+/// leaf_kernel<S>> (in_order_source_t) and transposes its rows (transposes_rows_v); void otherwise.
+template <class Op, class A, class Kern>
+using widened_rows_source_t =
+    std::conditional_t<transposes_rows_v<Op, A> && !Op::indexed && !std::is_same_v<in_order_source_t<A, Kern>, A>,
+                       in_order_source_t<A, Kern>, void>;
+
 template <class A, class Kern, class Plan>
 bool rows_read_in_place(const Plan& plan) {
     if constexpr (std::is_same_v<Kern, leaf_kernel<A>>)
@@ -140,13 +148,15 @@ bool rows_read_in_place(const Plan& plan) {
 /// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows of every lane type"): rows of A
 /// longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a
 /// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector
-/// or more, and rows of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no other vector path.
+/// or more and are longer than short_row_columns (shorter ones are widened side by side,
+/// fold_widened_rows_across), and rows of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no
+/// other vector path.
 template <class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);
     if constexpr (sizeof(A) <= 2) // (lanes that fold_rows_across folds one by one)
         return !long_rows_transposed() && n * static_cast<index_t>(sizeof(A)) >= 16;
-    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W);
+    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W && n > short_row_columns);
 }
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
@@ -301,9 +311,15 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         if (strategy == reduce_strategy::short_rows_across) {
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
+            // Rows of 2 to short_row_columns values of a narrower integer than A (one array, converted by the
+            // kernel) are read in place too and widened in registers (fold_widened_rows_across).
             const A* direct = nullptr;
             if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
                 if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
+            using narrow_t = widened_rows_source_t<Op, A, Kern>;
+            const narrow_t* narrow = nullptr;
+            if constexpr (!std::is_void_v<narrow_t>)
+                if (plan.rows_box.flat(1) && stream >= 2 && stream <= short_row_columns) narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
@@ -314,6 +330,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                     const A* from = values.get();
                     if (direct && n == batch) { // whole groups of rows, all inside the array
                         from = direct + t * stream;
+                    } else if (narrow && n == batch) { // (the same, widened as they are folded)
                     } else {
                         sink.first = t * stream;
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
@@ -327,14 +344,22 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         }
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     } else {
+                        const auto fold = [&](index_t groups, lane* into) {
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+                            if constexpr (!std::is_void_v<narrow_t>)
+                                if (narrow && n == batch)
+                                    return fold_widened_rows_across<Op, A>(narrow + t * stream, stream, groups, into);
+#endif
+                            fold_rows_across<Op, A>(from, stream, groups, into);
+                        };
                         if constexpr (stores_lanes_as_results_v<K, A, T>) {
                             // (the lanes are the results)
                             if (plan.rows_in_order && n == batch && results_stored_straight<lane>(stream)) {
-                                fold_rows_across<Op, A>(from, stream, n / lane_group, o + t);
+                                fold(n / lane_group, o + t);
                                 continue;
                             }
                         }
-                        fold_rows_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
+                        fold((n + lane_group - 1) / lane_group, results.get());
                     }
                     if (plan.rows_in_order) // (a loop the compiler vectorizes)
                         for (index_t h = 0; h < n; ++h) o[t + h] = reduce_result<K, A, T>(results[h], reduced_count);

@@ -93,17 +93,17 @@ inline bool long_rows_transposed() noexcept {
 #endif
 }
 
-#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-/// The longest rows fold_rows_across reads with simd::wide::short_rows_as_columns (a permute per column and
-/// vector pair of the rows' plain loads) at a count of values known at compile time.
-template <class A>
-inline constexpr index_t short_row_columns_v = 4;
+/// The longest rows fold_rows_across folds with their count of values known at compile time (their columns
+/// picked out of the rows' plain loads by simd::wide::columns_of_short_rows, where transposes_rows_v).
+inline constexpr index_t short_row_columns = 4;
 
-/// fold_rows_across of rows of N values (2 to short_row_columns_v) one after another: the same values, folded
-/// in the same order, with the count of columns a constant, so that the columns stay in registers and the
-/// loop over them is unrolled.
-template <class Op, class A, int N>
-MIXT_ALWAYS_INLINE void fold_short_rows_across(const A* __restrict x, index_t groups, typename Op::lane* __restrict out) {
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// fold_rows_across of rows of N values (2 to short_row_columns) of S one after another: the same values,
+/// folded in the same order, with the count of values a constant, so that the columns stay in registers and the
+/// loop over them is unrolled. S is A, or an integer narrower than an integer A of 4 or 8 bytes
+/// (in_order_source_t), each vector of it sign- or zero-extended to lanes of A as it is loaded.
+template <class Op, class A, int N, class S = A>
+MIXT_ALWAYS_INLINE void fold_short_rows_across(const S* __restrict x, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
     typedef lane vec __attribute__((vector_size(64)));
     constexpr index_t rows_per = 64 / sizeof(lane);
@@ -113,8 +113,16 @@ MIXT_ALWAYS_INLINE void fold_short_rows_across(const A* __restrict x, index_t gr
         fold_vectors<Op, A, lane_group / rows_per>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
             MIXT_UNROLLED
             for (index_t v = 0; v < lane_group / rows_per; ++v) {
-                __m512i columns[rows_per];
-                simd::wide::short_rows_as_columns<N>(x + (g * lane_group + v * rows_per) * N, columns);
+                const S* const p = x + (g * lane_group + v * rows_per) * N;
+                __m512i r[N], columns[rows_per];
+                MIXT_UNROLLED
+                for (int k = 0; k < N; ++k) {
+                    if constexpr (std::is_same_v<S, A>)
+                        r[k] = _mm512_loadu_si512(p + rows_per * k);
+                    else
+                        r[k] = simd::wide::widen_to_lanes<A, S>(p + rows_per * k);
+                }
+                simd::wide::columns_of_short_rows<N, lane>(r, columns);
                 MIXT_UNROLLED
                 for (int j = 0; j < N; ++j) {
                     vec xv;
@@ -123,6 +131,18 @@ MIXT_ALWAYS_INLINE void fold_short_rows_across(const A* __restrict x, index_t gr
                 }
             }
         });
+    }
+}
+
+/// fold_rows_across of rows of 2 to short_row_columns values of S (an integer narrower than A) one after
+/// another, read in place and widened in registers (fold_short_rows_across), where the stream would otherwise
+/// convert them into a buffer of A first.
+template <class Op, class A, class S>
+void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+    switch (n) {
+    case 2: return fold_short_rows_across<Op, A, 2, S>(x, groups, out);
+    case 3: return fold_short_rows_across<Op, A, 3, S>(x, groups, out);
+    default: eigen_assert(n == 4); return fold_short_rows_across<Op, A, 4, S>(x, groups, out);
     }
 }
 #endif
@@ -145,7 +165,7 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         typedef lane vec __attribute__((vector_size(64)));
         constexpr index_t rows_per = 64 / sizeof(lane); // the rows a transpose turns into columns: 16 or 8
         if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
-            if (n <= short_row_columns_v<A>) { // rows one after another, their count of values a constant
+            if (n <= short_row_columns) { // rows one after another, their count of values a constant
                 switch (n) {
                 case 2: return fold_short_rows_across<Op, A, 2>(x, groups, out);
                 case 3: return fold_short_rows_across<Op, A, 3>(x, groups, out);
@@ -617,7 +637,7 @@ struct in_order_source<A, leaf_kernel<A>> {
     using type = A;
 };
 template <class A, class S>
-    requires(is_int_v<A> && is_int_v<S> && sizeof(S) < sizeof(A) && sizeof(A) >= 4) // (widen_to_lanes' pairs)
+    requires(is_int_v<A> && is_int_v<S> && sizeof(S) < sizeof(A) && sizeof(A) >= 4) // (simd::wide::widen_to_lanes' pairs)
 struct in_order_source<A, convert_kernel<A, leaf_kernel<S>>> {
     using type = S;
 };
@@ -675,27 +695,6 @@ auto combine_halves(const V& v) {
     }
 }
 
-/// 64 bytes of lanes of an integer A of 4 or 8 bytes from 64 / sizeof(A) integers S (narrower) at `bytes`, sign-
-/// or zero-extended (simd::wide's loads widen to 32 bits only).
-template <class A, class S>
-__m512i widen_to_lanes(const void* bytes) noexcept {
-    static_assert(is_int_v<A> && is_int_v<S> && (sizeof(A) == 4 || sizeof(A) == 8) && sizeof(S) < sizeof(A));
-    constexpr std::size_t count = 64 / sizeof(A), width = count * sizeof(S);
-    constexpr bool sign = std::is_signed_v<S>;
-    if constexpr (width <= 16) {
-        __m128i b = _mm_setzero_si128();
-        std::memcpy(&b, bytes, width);
-        if constexpr (sizeof(A) == 8 && sizeof(S) == 1) return sign ? _mm512_cvtepi8_epi64(b) : _mm512_cvtepu8_epi64(b);
-        else if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi16_epi64(b) : _mm512_cvtepu16_epi64(b);
-        else return sign ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
-    } else {
-        __m256i b;
-        std::memcpy(&b, bytes, width);
-        if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi32_epi64(b) : _mm512_cvtepu32_epi64(b);
-        else return sign ? _mm512_cvtepi16_epi32(b) : _mm512_cvtepu16_epi32(b);
-    }
-}
-
 /// The results of `rows` rows of n values of S each (in_order_source_t: A, or a narrower integer widened to A),
 /// row r's at x + r * n, where the result does not depend on the grouping (folds_rows_in_order_v): each row read
 /// in memory order into one vector of 64 bytes of lanes (min/max of floats as keys, simd/lanes.hpp), whole
@@ -724,7 +723,7 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
         if constexpr (std::is_same_v<S, A>) {
             std::memcpy(&v, p, sizeof(v)); // A's bits are the lane's
         } else {
-            const __m512i w = widen_to_lanes<A, S>(p);
+            const __m512i w = simd::wide::widen_to_lanes<A, S>(p);
             std::memcpy(&v, &w, sizeof(v));
         }
         return v;

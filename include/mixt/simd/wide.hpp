@@ -916,15 +916,34 @@ MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int co
 }
 } // namespace detail
 
-/// rows_as_columns of 64 / sizeof(T) rows (16 of 4 bytes, 8 of 8) of N elements one after another: N plain loads,
-/// each column picked out of them by permutes (fewer operations than the transpose for so few columns).
+/// 64 bytes of lanes of an integer A of 4 or 8 bytes from 64 / sizeof(A) integers S (narrower) at `bytes`, sign-
+/// or zero-extended (load widens to 32 bits only).
+template <class A, class S>
+__m512i widen_to_lanes(const void* bytes) noexcept {
+    static_assert(detail::fn::is_int_v<A> && detail::fn::is_int_v<S> && (sizeof(A) == 4 || sizeof(A) == 8) && sizeof(S) < sizeof(A));
+    constexpr std::size_t count = 64 / sizeof(A), width = count * sizeof(S);
+    constexpr bool sign = std::is_signed_v<S>;
+    if constexpr (width <= 16) {
+        __m128i b = _mm_setzero_si128();
+        std::memcpy(&b, bytes, width);
+        if constexpr (sizeof(A) == 8 && sizeof(S) == 1) return sign ? _mm512_cvtepi8_epi64(b) : _mm512_cvtepu8_epi64(b);
+        else if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi16_epi64(b) : _mm512_cvtepu16_epi64(b);
+        else return sign ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    } else {
+        __m256i b;
+        std::memcpy(&b, bytes, width);
+        if constexpr (sizeof(A) == 8) return sign ? _mm512_cvtepi32_epi64(b) : _mm512_cvtepu32_epi64(b);
+        else return sign ? _mm512_cvtepi16_epi32(b) : _mm512_cvtepu16_epi32(b);
+    }
+}
+
+/// The columns of 64 / sizeof(T) rows (16 of 4 bytes, 8 of 8) of N elements one after another, held in N
+/// vectors r (element e of the rows in lane e % rows of r[e / rows]): each column picked out of them by permutes
+/// (fewer operations than the transpose for so few columns).
 template <int N, class T>
-MIXT_ALWAYS_INLINE void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+MIXT_ALWAYS_INLINE void columns_of_short_rows(const __m512i (&r)[N], __m512i (&columns)[64 / sizeof(T)]) noexcept {
     constexpr int rows = 64 / sizeof(T);
     using index = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
-    __m512i r[N];
-    MIXT_UNROLLED
-    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + rows * k);
     MIXT_UNROLLED
     for (int j = 0; j < N; ++j) {
         alignas(64) index element[rows]; // lane i: element j + N * i (a constant)
@@ -945,6 +964,17 @@ MIXT_ALWAYS_INLINE void short_rows_as_columns(const T* p, __m512i (&columns)[64 
         }
         columns[j] = c;
     }
+}
+
+/// rows_as_columns of 64 / sizeof(T) rows of N elements one after another: N plain loads, then
+/// columns_of_short_rows.
+template <int N, class T>
+MIXT_ALWAYS_INLINE void short_rows_as_columns(const T* p, __m512i (&columns)[64 / sizeof(T)]) noexcept {
+    constexpr int rows = 64 / sizeof(T);
+    __m512i r[N];
+    MIXT_UNROLLED
+    for (int k = 0; k < N; ++k) r[k] = _mm512_loadu_si512(p + rows * k);
+    columns_of_short_rows<N, T>(r, columns);
 }
 
 /// 64 / sizeof(T) rows (16 of a 4-byte type, 8 of an 8-byte one) of `count` (at most that many) elements, row i at
