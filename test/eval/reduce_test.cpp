@@ -397,12 +397,29 @@ T model_fold(const std::vector<T>& x, T identity, Combine combine, std::size_t K
 }
 
 // max as reduce_op combines: a NaN already there stays, else a NaN arriving wins, else the larger, -0 < +0.
-float model_max(float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
-    const bool b_larger = a < b || (a == b && std::signbit(a) && !std::signbit(b));
-    return b_larger ? b : a;
+template <class T>
+T model_larger(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+        return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
+    } else {
+        return a < b ? b : a;
+    }
 }
+
+// min as reduce_op combines: the same with the smaller, -0 < +0.
+template <class T>
+T model_smaller(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+        return b < a || (a == b && std::signbit(b) && !std::signbit(a)) ? b : a;
+    } else {
+        return b < a ? b : a;
+    }
+}
+
 
 // The kernel's batches folded straight into the lanes (whole rows of 32 in registers, a run's head and tail
 // one by one) give the fold written out above, bit for bit, whether the stream arrives as one run or in runs
@@ -446,7 +463,7 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
                           std::bit_cast<std::uint32_t>(col)) << c;
             }
         } else {
-            const float want = model_fold(stream, -std::numeric_limits<float>::infinity(), model_max);
+            const float want = model_fold(stream, -std::numeric_limits<float>::infinity(), model_larger<float>);
             ASSERT_TRUE(std::isnan(want));
             const float one_run = mixt::eval(mixt::max(mixt::lazy(whole) * 1.0f))();
             const float runs_of_37 = mixt::eval(mixt::max(part))();
@@ -466,9 +483,6 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
     }
 }
 
-// min as reduce_op combines: model_max of the negated values, negated (a sign flip, exact for every value,
-// NaNs' bits included; -0 < +0 becomes +0 > -0).
-float model_min(float a, float b) { return -model_max(-a, -b); }
 
 // min/max of f32 rows through the lanes in registers (integer keys; a NaN wins): streams of three
 // blocks and a tail whose values make each part of the order count: all negative, all positive, only -0, zeros
@@ -504,7 +518,7 @@ TEST(reduce_eval, float_extremes_with_and_without_nan) {
         std::vector<float> stream(random.size());
         for (std::size_t i = 0; i < stream.size(); ++i) stream[i] = make(i, random[i]);
         const Eigen::TensorMap<Eigen::Tensor<const float, 1>> x(stream.data(), n);
-        const float want_max = model_fold(stream, -inf, model_max), want_min = model_fold(stream, inf, model_min);
+        const float want_max = model_fold(stream, -inf, model_larger<float>), want_min = model_fold(stream, inf, model_smaller<float>);
         const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
         // Bit for bit; where the result is a NaN, one of the operand's NaNs (which one is unspecified).
         const auto expect_same = [&](float got, float want) {
@@ -804,7 +818,7 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
             EXPECT_EQ(bits(sums(r)), bits(want)) << r;
             EXPECT_EQ(bits(sums8(r)), bits(want)) << r;
             EXPECT_EQ(bits(scaled(r)), bits(model_fold(row_scaled, 0.0f, add))) << r;
-            const float top = model_fold(row_m, -std::numeric_limits<float>::infinity(), model_max);
+            const float top = model_fold(row_m, -std::numeric_limits<float>::infinity(), model_larger<float>);
             if (std::isnan(top)) {
                 EXPECT_TRUE(std::isnan(maxes(r)) && std::isnan(maxes8(r))) << r;
             } else {
@@ -981,15 +995,7 @@ void check_many_short_rows(std::mt19937& g) {
             return static_cast<Acc>(a + b);
         }
     };
-    const auto larger = [](T a, T b) {
-        if constexpr (std::is_floating_point_v<T>) {
-            if (a != a) return a;
-            if (b != b) return b;
-            return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
-        } else {
-            return a < b ? b : a;
-        }
-    };
+    const auto larger = model_larger<T>;
     const auto same = [](auto u, auto v) {
         if constexpr (std::is_floating_point_v<decltype(u)>)
             return (std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, sizeof(u)) == 0;
@@ -1088,6 +1094,66 @@ void check_narrow_extremes(std::mt19937& g) {
     }
 }
 
+// Short rows whose results land out of row order in the destination (a [3, R] slice of a [3, R + 5] array for the
+// rows of a [3, R, n] one, so each row's result goes through plan.out_offset, not straight into place): every
+// strategy of short rows (side by side from a buffer or in place, widened in registers, in memory order) gives
+// each row its own fold. Integer sums wrap, as the lanes add; min/max as reduce_op combines them.
+template <class T>
+void check_rows_out_of_order(std::mt19937& g) {
+    SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
+    for (const Eigen::Index n : {2, 3, 4, 5, 8, 16, 17, 33, 64, 100}) {
+        SCOPED_TRACE(n);
+        const Eigen::Index R = std::max<Eigen::Index>(32, 4096 / n / 32 * 32) + 11; // a whole batch and a part
+        Eigen::Tensor<T, 3, Eigen::RowMajor> x(3, R, n);
+        for (Eigen::Index i = 0; i < x.size(); ++i) {
+            if constexpr (std::is_floating_point_v<T>)
+                x.data()[i] = static_cast<T>(std::uniform_real_distribution<double>(-8, 8)(g));
+            else
+                x.data()[i] = static_cast<T>(std::uniform_int_distribution<long long>(
+                    std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max())(g));
+        }
+        using S = typename decltype(mixt::eval(mixt::sum(x, 2)))::Scalar;
+        Eigen::Tensor<S, 2, Eigen::RowMajor> sums(3, R + 5);
+        Eigen::Tensor<T, 2, Eigen::RowMajor> tops(3, R + 5), bottoms(3, R + 5);
+        const Eigen::array<Eigen::Index, 2> at{0, 0}, extent{3, R};
+        mixt::assign(sums.slice(at, extent), mixt::sum(x, 2));
+        mixt::assign(tops.slice(at, extent), mixt::max(x, 2));
+        mixt::assign(bottoms.slice(at, extent), mixt::min(x, 2));
+        const auto in_order = mixt::eval(mixt::sum(x, 2)); // (floats: the same lanes' order, rows in order)
+        int wrong = 0;
+        for (Eigen::Index a = 0; a < 3; ++a)
+            for (Eigen::Index r = 0; r < R; ++r) {
+                const T* row = x.data() + (a * R + r) * n;
+                T top = row[0], bottom = row[0];
+                std::uint64_t total = 0;
+                for (Eigen::Index j = 0; j < n; ++j) {
+                    top = model_larger(top, row[j]);
+                    bottom = model_smaller(bottom, row[j]);
+                    if constexpr (!std::is_floating_point_v<T>) total += static_cast<std::uint64_t>(row[j]);
+                }
+                S want_sum;
+                if constexpr (std::is_floating_point_v<T>) want_sum = in_order(a, r);
+                else want_sum = static_cast<S>(total);
+                wrong += sums(a, r) != want_sum || tops(a, r) != top || bottoms(a, r) != bottom;
+                if (wrong == 1 && (sums(a, r) != want_sum || tops(a, r) != top || bottoms(a, r) != bottom))
+                    ADD_FAILURE() << "row (" << a << ", " << r << "): sum " << +sums(a, r) << " want " << +want_sum
+                                  << ", max " << +tops(a, r) << " want " << +top << ", min " << +bottoms(a, r)
+                                  << " want " << +bottom;
+            }
+        EXPECT_EQ(wrong, 0);
+    }
+}
+
+TEST(reduce_eval, short_rows_out_of_row_order) {
+    std::mt19937 g(61);
+    check_rows_out_of_order<float>(g);
+    check_rows_out_of_order<double>(g);
+    check_rows_out_of_order<std::int64_t>(g);
+    check_rows_out_of_order<std::int32_t>(g);
+    check_rows_out_of_order<std::uint8_t>(g);
+    check_rows_out_of_order<std::int16_t>(g);
+}
+
 TEST(reduce_eval, narrow_integer_extremes_along_rows) {
     std::mt19937 g(53);
     check_narrow_extremes<std::int8_t>(g);
@@ -1162,22 +1228,7 @@ void check_in_order_rows(std::mt19937& g) {
                                                                                std::numeric_limits<S>::max())(g));
             }
         }
-        const auto larger = [](A a, A b) {
-            if constexpr (std::is_floating_point_v<A>) {
-                if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
-                return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
-            } else {
-                return a < b ? b : a;
-            }
-        };
-        const auto smaller = [](A a, A b) {
-            if constexpr (std::is_floating_point_v<A>) {
-                if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
-                return b < a || (a == b && std::signbit(b) && !std::signbit(a)) ? b : a;
-            } else {
-                return b < a ? b : a;
-            }
-        };
+        const auto larger = model_larger<A>, smaller = model_smaller<A>;
         if constexpr (!std::is_floating_point_v<A> && sizeof(A) >= 4) { // (sums of 1- and 2-byte lanes: none)
             run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::sum>{}, x, n, [](A a, A b) {
                 using U = std::make_unsigned_t<A>; // wrapping, as the lanes add
@@ -1186,6 +1237,33 @@ void check_in_order_rows(std::mt19937& g) {
         }
         run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::max>{}, x, n, larger);
         run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::min>{}, x, n, smaller);
+    }
+    if constexpr (!std::is_same_v<A, S>) {
+        // fold_widened_rows_across (rows of 2-4 values side by side, widened in registers) over two groups of
+        // lane_group rows, whichever strategy the CPU takes.
+        constexpr Eigen::Index groups = 2, across = groups * mixt::detail::lane_group;
+        for (Eigen::Index n = 2; n <= mixt::detail::short_row_columns; ++n) {
+            std::vector<S> x(static_cast<std::size_t>(across * n));
+            for (auto& v : x)
+                v = static_cast<S>(std::uniform_int_distribution<long long>(std::numeric_limits<S>::lowest(),
+                                                                            std::numeric_limits<S>::max())(g));
+            const auto side_by_side = [&]<mixt::reduce_kind K>(std::integral_constant<mixt::reduce_kind, K>, auto combine) {
+                using Op = mixt::detail::reduce_op<K, A>;
+                std::vector<typename Op::lane> got(static_cast<std::size_t>(across)); // (sums: unsigned lanes)
+                mixt::detail::fold_widened_rows_across<Op, A>(x.data(), n, groups, got.data());
+                for (Eigen::Index r = 0; r < across; ++r) {
+                    A want = Op::identity();
+                    for (Eigen::Index j = 0; j < n; ++j) want = combine(want, static_cast<A>(x[static_cast<std::size_t>(r * n + j)]));
+                    EXPECT_EQ(static_cast<A>(got[static_cast<std::size_t>(r)]), want) << "side by side, kind " << static_cast<int>(K) << ", n " << n << ", row " << r;
+                }
+            };
+            side_by_side(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::sum>{}, [](A a, A b) {
+                using U = std::make_unsigned_t<A>;
+                return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+            });
+            side_by_side(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::max>{}, model_larger<A>);
+            side_by_side(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::min>{}, model_smaller<A>);
+        }
     }
 }
 
@@ -1224,11 +1302,7 @@ void check_long_rows_both_ways(std::uint32_t seed) {
     std::uniform_real_distribution<T> d(-1, 1);
     std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
     const auto add = [](T a, T b) { return a + b; };
-    const auto larger = [](T a, T b) { // max as reduce_op combines it (model_max)
-        if (a != a) return a;
-        if (b != b) return b;
-        return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
-    };
+    const auto larger = model_larger<T>;
     const auto bits = [](T v) { return std::bit_cast<bits_t>(v); };
     for (Eigen::Index n = 33; n <= 256; n += n < 70 ? 1 : 13) {
         SCOPED_TRACE(n);

@@ -312,14 +312,16 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
             // Rows of 2 to short_row_columns values of a narrower integer than A (one array, converted by the
-            // kernel) are read in place too and widened in registers (fold_widened_rows_across).
+            // kernel) are read in place too and widened in registers (fold_widened_rows_across), on the CPUs
+            // where that was measured (those where long rows are not transposed: AMD; elsewhere the buffer).
             const A* direct = nullptr;
             if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
                 if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
             using narrow_t = widened_rows_source_t<Op, A, Kern>;
             const narrow_t* narrow = nullptr;
             if constexpr (!std::is_void_v<narrow_t>)
-                if (plan.rows_box.flat(1) && stream >= 2 && stream <= short_row_columns) narrow = std::get<0>(views).data;
+                if (plan.rows_box.flat(1) && stream >= 2 && stream <= short_row_columns && !long_rows_transposed())
+                    narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
