@@ -1002,7 +1002,7 @@ void check_many_short_rows(std::mt19937& g) {
         else
             return u == v;
     };
-    for (const Eigen::Index n : {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 33, 40, 64, 100, 128, 200, 256}) {
+    for (const Eigen::Index n : {1, 2, 3, 4, 5, 7, 8, 13, 16, 24, 31, 32, 33, 40, 64, 100, 128, 200, 256}) {
         SCOPED_TRACE(n);
         const Eigen::Index batch = std::max<Eigen::Index>(32, 4096 / n / 32 * 32), rows = 2 * batch + 37;
         Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n), m(rows, n);
@@ -1101,7 +1101,7 @@ void check_narrow_extremes(std::mt19937& g) {
 template <class T>
 void check_rows_out_of_order(std::mt19937& g) {
     SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
-    for (const Eigen::Index n : {2, 3, 4, 5, 8, 16, 17, 33, 64, 100}) {
+    for (const Eigen::Index n : {2, 3, 4, 5, 8, 16, 17, 24, 32, 33, 64, 100}) {
         SCOPED_TRACE(n);
         const Eigen::Index R = std::max<Eigen::Index>(32, 4096 / n / 32 * 32) + 11; // a whole batch and a part
         Eigen::Tensor<T, 3, Eigen::RowMajor> x(3, R, n);
@@ -1239,10 +1239,14 @@ void check_in_order_rows(std::mt19937& g) {
         run(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::min>{}, x, n, smaller);
     }
     if constexpr (!std::is_same_v<A, S>) {
-        // fold_widened_rows_across (rows of 2-4 values side by side, widened in registers) over two groups of
-        // lane_group rows, whichever strategy the CPU takes.
+        // fold_widened_rows_across (rows of 2-4 values side by side, widened in registers; sums of rows of 8-32
+        // bytes 8 at a time) over two groups of lane_group rows, whichever strategy the CPU takes.
         constexpr Eigen::Index groups = 2, across = groups * mixt::detail::lane_group;
-        for (Eigen::Index n = 2; n <= mixt::detail::short_row_columns; ++n) {
+        using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, A>;
+        for (const Eigen::Index n : {2, 3, 4, 8, 16, 24, 32}) {
+            const bool extremes = n <= mixt::detail::short_row_columns;
+            if (!extremes && !mixt::detail::byte_rows_summed_across<sum_op, A, S>(n)) continue;
+            SCOPED_TRACE(n);
             std::vector<S> x(static_cast<std::size_t>(across * n));
             for (auto& v : x)
                 v = static_cast<S>(std::uniform_int_distribution<long long>(std::numeric_limits<S>::lowest(),
@@ -1261,6 +1265,7 @@ void check_in_order_rows(std::mt19937& g) {
                 using U = std::make_unsigned_t<A>;
                 return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
             });
+            if (!extremes) continue;
             side_by_side(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::max>{}, model_larger<A>);
             side_by_side(std::integral_constant<mixt::reduce_kind, mixt::reduce_kind::min>{}, model_smaller<A>);
         }

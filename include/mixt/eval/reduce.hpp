@@ -177,7 +177,8 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     if constexpr (!Op::indexed) {
         if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>) {
             if constexpr (folds_rows_in_order_v<Op, A, Kern>)
-                if (plan.rows_box.flat(1) && rows_folded_in_order<A, in_order_source_t<A, Kern>>(plan.stream))
+                if (plan.rows_box.flat(1) && rows_folded_in_order<A, in_order_source_t<A, Kern>>(plan.stream) &&
+                    !byte_rows_summed_across<Op, A, in_order_source_t<A, Kern>>(plan.stream))
                     return reduce_strategy::short_rows_in_order;
             if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
             if constexpr (transposes_rows_v<Op, A>)
@@ -320,7 +321,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             using narrow_t = widened_rows_source_t<Op, A, Kern>;
             const narrow_t* narrow = nullptr;
             if constexpr (!std::is_void_v<narrow_t>)
-                if (plan.rows_box.flat(1) && stream >= 2 && stream <= short_row_columns && !long_rows_transposed())
+                if (plan.rows_box.flat(1) && stream >= 2 && !long_rows_transposed() &&
+                    (stream <= short_row_columns || byte_rows_summed_across<Op, A, narrow_t>(stream)))
                     narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);

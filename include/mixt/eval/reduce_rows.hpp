@@ -97,7 +97,52 @@ inline bool long_rows_transposed() noexcept {
 /// picked out of the rows' plain loads by simd::wide::columns_of_short_rows, where transposes_rows_v).
 inline constexpr index_t short_row_columns = 4;
 
+/// Whether rows of n values of S summed in A are summed 8 bytes at a time, side by side (sum_byte_rows_across):
+/// with AVX-512, sums of 1-byte integers in 8-byte lanes, rows of 8, 16, 24 or 32 values.
+template <class Op, class A, class S>
+constexpr bool byte_rows_summed_across(index_t n) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (Op::kind == reduce_kind::sum && is_int_v<A> && sizeof(A) == 8 &&
+                  (std::is_same_v<S, std::int8_t> || std::is_same_v<S, std::uint8_t>))
+        return n % 8 == 0 && n >= 8 && n <= 32;
+#endif
+    (void)n;
+    return false;
+}
+
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// The sums of groups of lane_group rows of 8N bytes S (N 1 to 4; byte_rows_summed_across) one after another,
+/// into lanes of 8 bytes: 8 rows at a time, N plain loads, each byte's sum of 8 by vpsadbw (against zero: the
+/// sum of 8 unsigned bytes; a signed byte's bits flipped at 0x80 first, v + 128, and 128 per value taken off the
+/// row's sum), then the row's N sums of 8 picked out as columns (simd::wide::columns_of_short_rows) and added.
+/// Exact, as the stream's lanes sum (an integer sum does not depend on the grouping).
+template <class Op, class A, int N, class S>
+MIXT_ALWAYS_INLINE void sum_byte_rows_across(const S* __restrict x, index_t groups, typename Op::lane* __restrict out) {
+    constexpr bool flip = std::is_signed_v<S>;
+    const __m512i zero = _mm512_setzero_si512(), sign = _mm512_set1_epi8(static_cast<char>(0x80));
+    const __m512i bias = _mm512_set1_epi64(flip ? 128 * 8 * N : 0);
+    for (index_t q = 0; q < groups * (lane_group / 8); ++q) {
+        const S* const p = x + q * 64 * N;
+        __m512i r[N];
+        MIXT_UNROLLED
+        for (int k = 0; k < N; ++k) {
+            __m512i b = _mm512_loadu_si512(p + 64 * k);
+            if constexpr (flip) b = _mm512_xor_si512(b, sign);
+            r[k] = _mm512_sad_epu8(b, zero);
+        }
+        __m512i sum = r[0];
+        if constexpr (N > 1) {
+            __m512i columns[8];
+            simd::wide::columns_of_short_rows<N, std::uint64_t>(r, columns);
+            sum = columns[0];
+            MIXT_UNROLLED
+            for (int j = 1; j < N; ++j) sum = _mm512_add_epi64(sum, columns[j]);
+        }
+        if constexpr (flip) sum = _mm512_sub_epi64(sum, bias);
+        _mm512_storeu_si512(out + q * 8, sum);
+    }
+}
+
 /// fold_rows_across of rows of N values (2 to short_row_columns) of S one after another: the same values,
 /// folded in the same order, with the count of values a constant, so that the columns stay in registers and the
 /// loop over them is unrolled. S is A, or an integer narrower than an integer A of 4 or 8 bytes
@@ -136,9 +181,18 @@ MIXT_ALWAYS_INLINE void fold_short_rows_across(const S* __restrict x, index_t gr
 
 /// fold_rows_across of rows of 2 to short_row_columns values of S (an integer narrower than A) one after
 /// another, read in place and widened in registers (fold_short_rows_across), where the stream would otherwise
-/// convert them into a buffer of A first.
+/// convert them into a buffer of A first; sums of rows of bytes 8 at a time where byte_rows_summed_across.
 template <class Op, class A, class S>
 void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+    if constexpr (byte_rows_summed_across<Op, A, S>(8)) {
+        switch (n) {
+        case 8: return sum_byte_rows_across<Op, A, 1, S>(x, groups, out);
+        case 16: return sum_byte_rows_across<Op, A, 2, S>(x, groups, out);
+        case 24: return sum_byte_rows_across<Op, A, 3, S>(x, groups, out);
+        case 32: return sum_byte_rows_across<Op, A, 4, S>(x, groups, out);
+        default: break;
+        }
+    }
     switch (n) {
     case 2: return fold_short_rows_across<Op, A, 2, S>(x, groups, out);
     case 3: return fold_short_rows_across<Op, A, 3, S>(x, groups, out);
