@@ -161,7 +161,9 @@ bool rows_folded_in_order(index_t n) {
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
 /// longer than the lanes and read in place are transposed in registers or read in memory order as
-/// long_rows_transposed says for the CPU running the program.
+/// long_rows_transposed says for the CPU running the program; sums of rows of 8-32 bytes into 8-byte lanes
+/// (byte_rows_summed_across) are summed side by side, 8 bytes at a time, on the CPUs where the narrower
+/// integers are widened side by side (reduce_operand).
 template <class Op, class A, class Kern, class Plan>
 reduce_strategy choose_reduce_strategy(const Plan& plan) {
 #if MIXT_SIMD_AVX512
