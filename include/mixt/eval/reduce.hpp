@@ -125,8 +125,6 @@ inline const char* name(reduce_strategy s) {
     return "?";
 }
 
-/// Whether the short rows of a reduction (its plan, make_reduce_plan) are read in place from its operand: one
-/// array of the accumulator type A, the kernel Kern its plain leaf, the rows one after another in memory.
 /// The narrower integer S whose rows short_rows_across reads in place and widens in registers
 /// (fold_widened_rows_across) where a reduction of kind Op in A reads them through convert_kernel<A,
 /// leaf_kernel<S>> (in_order_source_t) and transposes its rows (transposes_rows_v); void otherwise.
@@ -135,6 +133,8 @@ using widened_rows_source_t =
     std::conditional_t<transposes_rows_v<Op, A> && !Op::indexed && !std::is_same_v<in_order_source_t<A, Kern>, A>,
                        in_order_source_t<A, Kern>, void>;
 
+/// Whether the short rows of a reduction (its plan, make_reduce_plan) are read in place from its operand: one
+/// array of the accumulator type A, the kernel Kern its plain leaf, the rows one after another in memory.
 template <class A, class Kern, class Plan>
 bool rows_read_in_place(const Plan& plan) {
     if constexpr (std::is_same_v<Kern, leaf_kernel<A>>)
@@ -150,10 +150,12 @@ bool rows_read_in_place(const Plan& plan) {
 /// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector
 /// or more and are longer than short_row_columns (shorter ones are widened side by side,
 /// fold_widened_rows_across), and rows of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no
-/// other vector path.
-template <class A, class S>
+/// other vector path; not sums of rows of 8, 16, 24 or 32 bytes into 8-byte lanes (byte_rows_summed_across: side
+/// by side).
+template <class Op, class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);
+    if (byte_rows_summed_across<Op, A, S>(n)) return false; // (summed side by side wherever it applies)
     if constexpr (sizeof(A) <= 2) // (lanes that fold_rows_across folds one by one)
         return !long_rows_transposed() && n * static_cast<index_t>(sizeof(A)) >= 16;
     return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W && n > short_row_columns);
@@ -161,9 +163,7 @@ bool rows_folded_in_order(index_t n) {
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
 /// longer than the lanes and read in place are transposed in registers or read in memory order as
-/// long_rows_transposed says for the CPU running the program; sums of rows of 8-32 bytes into 8-byte lanes
-/// (byte_rows_summed_across) are summed side by side, 8 bytes at a time, on the CPUs where the narrower
-/// integers are widened side by side (reduce_operand).
+/// long_rows_transposed says for the CPU running the program (rows_folded_in_order).
 template <class Op, class A, class Kern, class Plan>
 reduce_strategy choose_reduce_strategy(const Plan& plan) {
 #if MIXT_SIMD_AVX512
@@ -179,8 +179,7 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
     if constexpr (!Op::indexed) {
         if (plan.columns == 1 && plan.supers == 1 && plan.stream <= short_row_stream<Op, A>) {
             if constexpr (folds_rows_in_order_v<Op, A, Kern>)
-                if (plan.rows_box.flat(1) && rows_folded_in_order<A, in_order_source_t<A, Kern>>(plan.stream) &&
-                    !byte_rows_summed_across<Op, A, in_order_source_t<A, Kern>>(plan.stream))
+                if (plan.rows_box.flat(1) && rows_folded_in_order<Op, A, in_order_source_t<A, Kern>>(plan.stream))
                     return reduce_strategy::short_rows_in_order;
             if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
             if constexpr (transposes_rows_v<Op, A>)
@@ -315,8 +314,10 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
             // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
             // Rows of 2 to short_row_columns values of a narrower integer than A (one array, converted by the
-            // kernel) are read in place too and widened in registers (fold_widened_rows_across), on the CPUs
-            // where that was measured (those where long rows are not transposed: AMD; elsewhere the buffer).
+            // kernel), and sums of rows of 8, 16, 24 or 32 i8 or u8 values into 8-byte lanes
+            // (byte_rows_summed_across), are read in place too and widened or summed in registers
+            // (fold_widened_rows_across), in whole batches, on the CPUs where that was measured (those where long
+            // rows are not transposed: AMD; elsewhere, and for a task's last part batch, the buffer).
             const A* direct = nullptr;
             if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
                 if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);

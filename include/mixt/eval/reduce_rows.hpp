@@ -82,8 +82,10 @@ inline constexpr bool transposes_rows_v =
 /// from DRAM the rows then took several times the hand loop's time, while read in memory order they run ahead of
 /// it; elsewhere the transposition is kept (docs/performance-notes.md, "Short rows by CPU family"). Decided once
 /// per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
-/// time instead. Rows of at most lane_group values are transposed everywhere (read in order they were slower on
-/// both families), and so are rows computed into a buffer first (in L1, where the order costs nothing).
+/// time instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs
+/// nothing). The same flag decides the other choices measured on AMD only: rows of at most lane_group values
+/// whose result does not depend on the grouping folded in memory order from the lengths rows_folded_in_order
+/// gives (eval/reduce.hpp), and rows of a narrower integer read in place side by side (fold_widened_rows_across).
 inline bool long_rows_transposed() noexcept {
 #if defined(MIXT_TRANSPOSE_LONG_ROWS)
     return MIXT_TRANSPOSE_LONG_ROWS != 0;
@@ -98,7 +100,7 @@ inline bool long_rows_transposed() noexcept {
 inline constexpr index_t short_row_columns = 4;
 
 /// Whether rows of n values of S summed in A are summed 8 bytes at a time, side by side (sum_byte_rows_across):
-/// with AVX-512, sums of 1-byte integers in 8-byte lanes, rows of 8, 16, 24 or 32 values.
+/// with AVX-512, sums of i8 or u8 in 8-byte lanes, rows of 8, 16, 24 or 32 values (not mean: not measured).
 template <class Op, class A, class S>
 constexpr bool byte_rows_summed_across(index_t n) {
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -208,8 +210,9 @@ void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, 
 /// identity with the identity gives the same bits: a float sum is never -0 then, a product keeps its NaN,
 /// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows (of 4-byte lanes)
 /// or 8 (of 8-byte ones) at a time turned into columns in registers (simd::wide::rows_as_columns) where
-/// transposes_rows_v; else, for rows of at most lane_group values (one value per lane: the lanes' end is the
-/// values combined in order from the identity), each value of 32 rows at once, in vectors or one by one.
+/// transposes_rows_v (rows of 2 to short_row_columns values by fold_short_rows_across, their count a
+/// constant); else, for rows of at most lane_group values (one value per lane: the lanes' end is the values
+/// combined in order from the identity), each value of 32 rows at once, in vectors or one by one.
 template <class Op, class A>
 MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
@@ -749,6 +752,42 @@ auto combine_halves(const V& v) {
     }
 }
 
+/// The lanes of v in segments of M (a power of two): each segment's lanes combined by halves in registers, so that
+/// lane k * M holds segment k's result (combine_halves within each segment at once).
+template <reduce_kind K, std::size_t M, class V>
+V combine_segments(V v) {
+    if constexpr (M > 1) {
+        constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
+        const V hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return __builtin_shufflevector(v, v, (I % M < M / 2 ? I + M / 2 : I)...);
+        }(std::make_index_sequence<W>{});
+        combine_lanes<K>(v, hi);
+        return combine_segments<K, M / 2>(v);
+    } else {
+        return v;
+    }
+}
+
+/// fold_rows_in_order for integer min/max in lanes of 1 or 2 bytes (their own type) of rows of exactly M values
+/// (16 or 32 bytes): 64 / (M * sizeof(A)) rows per 64-byte load, each row's lanes combined within its segment
+/// (combine_segments), where a row of its own would take a vector and halvings of which it fills only part.
+/// Returns the count of rows done (whole loads); the caller folds the rest.
+template <class Op, class A, std::size_t M, class Store>
+MIXT_ALWAYS_INLINE index_t fold_rows_sharing_vectors(const A* __restrict x, index_t rows, const Store& store) {
+    using lane = typename Op::lane;
+    typedef lane vec __attribute__((vector_size(64)));
+    constexpr index_t per = 64 / static_cast<index_t>(M * sizeof(A)); // rows per vector
+    index_t r = 0;
+    for (; r + per <= rows; r += per) {
+        vec v;
+        std::memcpy(&v, x + r * static_cast<index_t>(M), sizeof(v)); // A's bits are the lane's
+        v = combine_segments<Op::kind, M>(v);
+        MIXT_UNROLLED
+        for (index_t k = 0; k < per; ++k) store(r + k, static_cast<lane>(v[k * static_cast<index_t>(M)]));
+    }
+    return r;
+}
+
 /// The results of `rows` rows of n values of S each (in_order_source_t: A, or a narrower integer widened to A),
 /// row r's at x + r * n, where the result does not depend on the grouping (folds_rows_in_order_v): each row read
 /// in memory order into one vector of 64 bytes of lanes (min/max of floats as keys, simd/lanes.hpp), whole
@@ -793,7 +832,13 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
         select_lanes(v, past, identity);
         return v;
     };
-    for (index_t r = 0; r < rows; ++r) {
+    index_t r0 = 0;
+    if constexpr (std::is_same_v<S, A> && sizeof(lane) <= 2 && !keyed_extreme_v<Op, A>) {
+        constexpr index_t half = 32 / static_cast<index_t>(sizeof(A)), quarter = half / 2;
+        if (n == half) r0 = fold_rows_sharing_vectors<Op, A, half>(x, rows, store);
+        else if (n == quarter) r0 = fold_rows_sharing_vectors<Op, A, quarter>(x, rows, store);
+    }
+    for (index_t r = r0; r < rows; ++r) {
         const S* const xr = x + r * n;
         if constexpr (keyed_extreme_v<Op, A>) {
             keys hi, lo;

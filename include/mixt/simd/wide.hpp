@@ -23,6 +23,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "mixt/simd/arch.hpp"
@@ -831,7 +832,7 @@ extreme_key_found first_extreme_key(const std::uint16_t* x, std::ptrdiff_t n, st
 }
 
 namespace detail {
-// Permutes of 4- or 8-byte lanes (S their bytes) for short_rows_as_columns.
+// Permutes of 4- or 8-byte lanes (S their bytes) for columns_of_short_rows.
 template <std::size_t S>
 inline __m512i permute_pair(__m512i a, __m512i at, __m512i b) noexcept {
     if constexpr (S == 4)
