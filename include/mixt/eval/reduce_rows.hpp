@@ -770,14 +770,34 @@ V combine_segments(V v) {
 
 /// fold_rows_in_order for integer min/max in lanes of 1 or 2 bytes (their own type) of rows of exactly M values
 /// (16 or 32 bytes): 64 / (M * sizeof(A)) rows per 64-byte load, each row's lanes combined within its segment
-/// (combine_segments), where a row of its own would take a vector and halvings of which it fills only part.
-/// Returns the count of rows done (whole loads); the caller folds the rest.
+/// (combine_segments), where a row of its own would take a vector and halvings of which it fills only part; rows
+/// of 64 bytes two at a time, their low halves combined with their high halves into one vector first. Returns the
+/// count of rows done; the caller folds the rest.
 template <class Op, class A, std::size_t M, class Store>
 MIXT_ALWAYS_INLINE index_t fold_rows_sharing_vectors(const A* __restrict x, index_t rows, const Store& store) {
     using lane = typename Op::lane;
     typedef lane vec __attribute__((vector_size(64)));
-    constexpr index_t per = 64 / static_cast<index_t>(M * sizeof(A)); // rows per vector
     index_t r = 0;
+    if constexpr (M * sizeof(A) == 64) { // a row per vector: two rows' halves combined into one vector first
+        constexpr std::size_t W = M;
+        for (; r + 2 <= rows; r += 2) {
+            vec a, b;
+            std::memcpy(&a, x + r * static_cast<index_t>(M), sizeof(a)); // A's bits are the lane's
+            std::memcpy(&b, x + (r + 1) * static_cast<index_t>(M), sizeof(b));
+            vec v = [&]<std::size_t... I>(std::index_sequence<I...>) { // the low halves of a and b
+                return __builtin_shufflevector(a, b, (I < W / 2 ? I : I + W / 2)...);
+            }(std::make_index_sequence<W>{});
+            const vec hi = [&]<std::size_t... I>(std::index_sequence<I...>) { // and their high halves
+                return __builtin_shufflevector(a, b, (I < W / 2 ? I + W / 2 : I + W)...);
+            }(std::make_index_sequence<W>{});
+            combine_lanes<Op::kind>(v, hi);
+            v = combine_segments<Op::kind, W / 2>(v);
+            store(r, static_cast<lane>(v[0]));
+            store(r + 1, static_cast<lane>(v[W / 2]));
+        }
+        return r;
+    }
+    constexpr index_t per = 64 / static_cast<index_t>(M * sizeof(A)); // rows per vector
     for (; r + per <= rows; r += per) {
         vec v;
         std::memcpy(&v, x + r * static_cast<index_t>(M), sizeof(v)); // A's bits are the lane's
@@ -834,8 +854,9 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
     };
     index_t r0 = 0;
     if constexpr (std::is_same_v<S, A> && sizeof(lane) <= 2 && !keyed_extreme_v<Op, A>) {
-        constexpr index_t half = 32 / static_cast<index_t>(sizeof(A)), quarter = half / 2;
-        if (n == half) r0 = fold_rows_sharing_vectors<Op, A, half>(x, rows, store);
+        constexpr index_t whole_vector = 64 / static_cast<index_t>(sizeof(A)), half = whole_vector / 2, quarter = half / 2;
+        if (n == whole_vector) r0 = fold_rows_sharing_vectors<Op, A, whole_vector>(x, rows, store);
+        else if (n == half) r0 = fold_rows_sharing_vectors<Op, A, half>(x, rows, store);
         else if (n == quarter) r0 = fold_rows_sharing_vectors<Op, A, quarter>(x, rows, store);
     }
     for (index_t r = r0; r < rows; ++r) {
