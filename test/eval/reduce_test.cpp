@@ -1216,7 +1216,7 @@ void check_in_order_rows(std::mt19937& g) {
                                                                << ": " << +have << " want " << +want;
         }
     };
-    for (const Eigen::Index n : {Eigen::Index{1}, Eigen::Index{2}, W / 2 - 1, W / 2, W - 1, W, W + 1, 2 * W, 3 * W + 5, Eigen::Index{100}}) {
+    for (const Eigen::Index n : {Eigen::Index{1}, Eigen::Index{2}, W / 4, W / 2 - 1, W / 2, W - 1, W, W + 1, 2 * W, 3 * W + 5, Eigen::Index{100}}) {
         if (n < 1) continue;
         std::vector<S> x(static_cast<std::size_t>(rows * n));
         for (std::size_t i = 0; i < x.size(); ++i) {
@@ -1290,6 +1290,8 @@ TEST(reduce_eval, rows_in_memory_order_every_widening) {
     check_in_order_rows<std::uint64_t, std::uint32_t>(g);
     check_in_order_rows<std::int64_t, std::uint32_t>(g);
     check_in_order_rows<std::int8_t, std::int8_t>(g);
+    check_in_order_rows<std::uint8_t, std::uint8_t>(g);
+    check_in_order_rows<std::int16_t, std::int16_t>(g);
     check_in_order_rows<std::uint16_t, std::uint16_t>(g);
     check_in_order_rows<std::int32_t, std::int32_t>(g);
     check_in_order_rows<std::uint64_t, std::uint64_t>(g);

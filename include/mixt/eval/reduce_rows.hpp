@@ -83,9 +83,9 @@ inline constexpr bool transposes_rows_v =
 /// it; elsewhere the transposition is kept (docs/performance-notes.md, "Short rows by CPU family"). Decided once
 /// per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
 /// time instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs
-/// nothing). The same flag decides the other choices measured on AMD only: rows of at most lane_group values
-/// whose result does not depend on the grouping folded in memory order from the lengths rows_folded_in_order
-/// gives (eval/reduce.hpp), and rows of a narrower integer read in place side by side (fold_widened_rows_across).
+/// nothing). The same flag decides the other choices measured on AMD only: rows whose result does not depend on
+/// the grouping folded in memory order at the lengths rows_folded_in_order gives (eval/reduce.hpp), and rows of a
+/// narrower integer read in place side by side (fold_widened_rows_across).
 inline bool long_rows_transposed() noexcept {
 #if defined(MIXT_TRANSPOSE_LONG_ROWS)
     return MIXT_TRANSPOSE_LONG_ROWS != 0;
@@ -769,7 +769,7 @@ V combine_segments(V v) {
 }
 
 /// fold_rows_in_order for integer min/max in lanes of 1 or 2 bytes (their own type) of rows of exactly M values
-/// (16 or 32 bytes): 64 / (M * sizeof(A)) rows per 64-byte load, each row's lanes combined within its segment
+/// (16, 32 or 64 bytes): 64 / (M * sizeof(A)) rows per 64-byte load, each row's lanes combined within its segment
 /// (combine_segments), where a row of its own would take a vector and halvings of which it fills only part; rows
 /// of 64 bytes two at a time, their low halves combined with their high halves into one vector first. Returns the
 /// count of rows done; the caller folds the rest.
@@ -792,18 +792,18 @@ MIXT_ALWAYS_INLINE index_t fold_rows_sharing_vectors(const A* __restrict x, inde
             }(std::make_index_sequence<W>{});
             combine_lanes<Op::kind>(v, hi);
             v = combine_segments<Op::kind, W / 2>(v);
-            store(r, static_cast<lane>(v[0]));
-            store(r + 1, static_cast<lane>(v[W / 2]));
+            store(r, v[0]);
+            store(r + 1, v[W / 2]);
         }
-        return r;
-    }
-    constexpr index_t per = 64 / static_cast<index_t>(M * sizeof(A)); // rows per vector
-    for (; r + per <= rows; r += per) {
-        vec v;
-        std::memcpy(&v, x + r * static_cast<index_t>(M), sizeof(v)); // A's bits are the lane's
-        v = combine_segments<Op::kind, M>(v);
-        MIXT_UNROLLED
-        for (index_t k = 0; k < per; ++k) store(r + k, static_cast<lane>(v[k * static_cast<index_t>(M)]));
+    } else {
+        constexpr index_t per = 64 / static_cast<index_t>(M * sizeof(A)); // rows per vector
+        for (; r + per <= rows; r += per) {
+            vec v;
+            std::memcpy(&v, x + r * static_cast<index_t>(M), sizeof(v)); // A's bits are the lane's
+            v = combine_segments<Op::kind, M>(v);
+            MIXT_UNROLLED
+            for (index_t k = 0; k < per; ++k) store(r + k, v[k * static_cast<index_t>(M)]);
+        }
     }
     return r;
 }
@@ -812,8 +812,9 @@ MIXT_ALWAYS_INLINE index_t fold_rows_sharing_vectors(const A* __restrict x, inde
 /// row r's at x + r * n, where the result does not depend on the grouping (folds_rows_in_order_v): each row read
 /// in memory order into one vector of 64 bytes of lanes (min/max of floats as keys, simd/lanes.hpp), whole
 /// vectors and then the rest, the lanes it does not reach at the identity (a masked load: nothing past the row
-/// is read), and its lanes combined by halves in registers. store(r, result) for each row. What a hand loop
-/// does; the rows' chains overlap.
+/// is read), and its lanes combined by halves in registers; rows of exactly 16, 32 or 64 bytes of a 1- or 2-byte
+/// integer's min/max several to a vector first (fold_rows_sharing_vectors). store(r, result) for each row. What
+/// a hand loop does; the rows' chains overlap.
 template <class Op, class A, class S, class Store>
 MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t rows, const Store& store) {
     using lane = typename Op::lane;
@@ -853,7 +854,7 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
         return v;
     };
     index_t r0 = 0;
-    if constexpr (std::is_same_v<S, A> && sizeof(lane) <= 2 && !keyed_extreme_v<Op, A>) {
+    if constexpr (std::is_same_v<S, A> && sizeof(lane) <= 2 && is_int_v<A> && (K == reduce_kind::min || K == reduce_kind::max)) {
         constexpr index_t whole_vector = 64 / static_cast<index_t>(sizeof(A)), half = whole_vector / 2, quarter = half / 2;
         if (n == whole_vector) r0 = fold_rows_sharing_vectors<Op, A, whole_vector>(x, rows, store);
         else if (n == half) r0 = fold_rows_sharing_vectors<Op, A, half>(x, rows, store);
