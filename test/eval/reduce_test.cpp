@@ -396,30 +396,23 @@ T model_fold(const std::vector<T>& x, T identity, Combine combine, std::size_t K
     return out;
 }
 
-// max as reduce_op combines: a NaN already there stays, else a NaN arriving wins, else the larger, -0 < +0.
-template <class T>
-T model_larger(T a, T b) {
+// max (Larger) or min as reduce_op combines: a NaN already there stays, else a NaN arriving wins, else the larger
+// (smaller) of the two, -0 < +0.
+template <bool Larger, class T>
+T model_extreme(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
         if (a != a) return a;
         if (b != b) return b;
-        return a < b || (a == b && std::signbit(a) && !std::signbit(b)) ? b : a;
-    } else {
-        return a < b ? b : a;
     }
+    const T lo = Larger ? a : b, hi = Larger ? b : a; // b wins where lo comes before hi
+    bool before = lo < hi;
+    if constexpr (std::is_floating_point_v<T>) before = before || (lo == hi && std::signbit(lo) && !std::signbit(hi));
+    return before ? b : a;
 }
-
-// min as reduce_op combines: the same with the smaller, -0 < +0.
 template <class T>
-T model_smaller(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a) return a;
-        if (b != b) return b;
-        return b < a || (a == b && std::signbit(b) && !std::signbit(a)) ? b : a;
-    } else {
-        return b < a ? b : a;
-    }
-}
-
+T model_larger(T a, T b) { return model_extreme<true>(a, b); }
+template <class T>
+T model_smaller(T a, T b) { return model_extreme<false>(a, b); }
 
 // The kernel's batches folded straight into the lanes (whole rows of 32 in registers, a run's head and tail
 // one by one) give the fold written out above, bit for bit, whether the stream arrives as one run or in runs
