@@ -199,9 +199,9 @@ struct hoisted_leaf_kernel {
     void prefetch(index_t) const {}
 };
 
-/// How many copies of a broadcast operand's value a leaf with mask 0 reads: the widest load of any loop (32
-/// words, simd::wide::load_words).
-inline constexpr index_t broadcast_copies = 32;
+/// How many copies of a broadcast operand's value a leaf with mask 0 reads: as many as an unrolled iteration of
+/// any loop reads from one place (moved_to): wide_unroll loads of 32 words (simd::wide::load_words).
+inline constexpr index_t broadcast_copies = 128;
 
 template <class T>
 struct const_kernel {
@@ -838,6 +838,36 @@ literal_compare_kernel<Fn, LiteralLeft, J, L, K> row_of(const literal_compare_ke
     return {row_of(k.k, r), k.f, k.literal_b};
 }
 
+/// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
+/// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
+/// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
+/// loads' offsets are constants.
+template <class T>
+leaf_kernel<T> moved_to(const leaf_kernel<T>& k, index_t i) {
+    return {k.at_ptr(i), ~index_t{0}};
+}
+template <class T>
+const hoisted_leaf_kernel<T>& moved_to(const hoisted_leaf_kernel<T>& k, index_t) {
+    return k;
+}
+template <class T>
+const const_kernel<T>& moved_to(const const_kernel<T>& k, index_t) {
+    return k;
+}
+template <class S, class K>
+convert_kernel<S, K> moved_to(const convert_kernel<S, K>& k, index_t i) {
+    return {moved_to(k.k, i)};
+}
+template <class Fn, class R, class... Ks>
+op_kernel<Fn, R, Ks...> moved_to(const op_kernel<Fn, R, Ks...>& k, index_t i) {
+    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{moved_to(c, i)...}}; }, k.ks);
+}
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+literal_compare_kernel<Fn, LiteralLeft, J, L, K> moved_to(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
+                                                          index_t i) {
+    return {moved_to(k.k, i), k.f, k.literal_b};
+}
+
 /// The kernel of type K with the run-time values args (those kernel_args lists).
 template <class K, class... Args>
 K kernel_from_args(const Args&... args) {
@@ -871,6 +901,10 @@ auto leaf_pointers_of(const E& e) {
 template <bool Prefetch, bool Stream, class D, class K, class... Args>
 MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args) {
     static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
+    static_assert(broadcast_copies >= unroll_v<D> * simd::lanes, "mixt: an iteration reads within the copies");
+#if MIXT_SIMD_AVX512
+    static_assert(broadcast_copies >= wide_unroll * simd::wide::word_lanes, "mixt: an iteration reads within the copies");
+#endif
     const K k = kernel_from_args<K>(args...);
     constexpr index_t w = simd::lanes;
     const auto put = [](D* p, const simd::batch<D>& b) {
@@ -889,8 +923,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
         const auto group = [&](index_t at) {
+            const K m = moved_to(k, at);
             return [&]<int... J>(std::integer_sequence<int, J...>) {
-                return std::array{k.wide_at_store(at + J * ww)...};
+                return std::array{m.wide_at_store(J * ww)...};
             }(std::make_integer_sequence<int, u>{});
         };
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
@@ -906,8 +941,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
             if constexpr (Stream) {
+                const K m = moved_to(k, i);
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::wide::stream_store(out + (i - begin) + J * ww, k.wide_at_store(i + J * ww)), ...);
+                    (simd::wide::stream_store(out + (i - begin) + J * ww, m.wide_at_store(J * ww)), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 simd::wide::store_group(out + (i - begin), group(i));
@@ -927,8 +963,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         };
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+            const K m = moved_to(k, i);
             [&]<int... J>(std::integer_sequence<int, J...>) {
-                const __m512i r[] = {k.word_at(i + J * ww)...};
+                const __m512i r[] = {m.word_at(J * ww)...};
                 (put_words(out + (i - begin) + J * ww, r[J]), ...);
             }(std::make_integer_sequence<int, u>{});
         }
@@ -947,24 +984,25 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
+            const K m = moved_to(k, i);
             if constexpr (Stream) {
                 static_assert(u % 2 == 0);
                 // The results streamed two batches at a time as soon as they are computed: the streaming stores
                 // leave at an even pace, which measured a few percent faster at DRAM sizes than four in a row.
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, k.at_store(i + 2 * J * w),
-                                             k.at_store(i + (2 * J + 1) * w)),
+                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, m.at_store(2 * J * w),
+                                             m.at_store((2 * J + 1) * w)),
                      ...);
                 }(std::make_integer_sequence<int, u / 2>{});
             } else if constexpr (store_as_computed_v<D, K>) {
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (store_batch(out + (i - begin) + J * w, k, i + J * w), ...);
+                    (store_batch(out + (i - begin) + J * w, m, J * w), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 // All u results first, then the stores: the loads of one batch do not wait behind the stores
                 // of the previous one.
                 const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
-                    return std::array<simd::batch<D>, u>{k.at_store(i + J * w)...};
+                    return std::array<simd::batch<D>, u>{m.at_store(J * w)...};
                 }(std::make_integer_sequence<int, u>{});
                 for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
             }
