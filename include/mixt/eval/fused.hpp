@@ -868,6 +868,28 @@ literal_compare_kernel<Fn, LiteralLeft, J, L, K> moved_to(const literal_compare_
     return {moved_to(k.k, i), k.f, k.literal_b};
 }
 
+/// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K has no comparison with a
+/// literal, whose functor and batch, copied for every iteration, GCC keeps on the stack (E9 measured 7% slower
+/// so; docs/performance-notes.md).
+template <class K>
+inline constexpr bool moves_leaves_v = true;
+template <class S, class K>
+inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
+template <class Fn, class R, class... Ks>
+inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<Ks> && ...);
+template <class Fn, bool LiteralLeft, class J, class L, class K>
+inline constexpr bool moves_leaves_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> = false;
+
+/// The kernel an unrolled iteration at element i reads through, and where element i is in it: moved_to(k, i) and
+/// 0 where moves_leaves_v<K>, else k itself and i.
+template <class K>
+auto iteration_at(const K& k, index_t i) {
+    if constexpr (moves_leaves_v<K>)
+        return std::pair<K, index_t>{moved_to(k, i), 0};
+    else
+        return std::pair<const K&, index_t>{k, i};
+}
+
 /// The kernel of type K with the run-time values args (those kernel_args lists).
 template <class K, class... Args>
 K kernel_from_args(const Args&... args) {
@@ -923,9 +945,11 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
         const auto group = [&](index_t at) {
-            const K m = moved_to(k, at);
+            const auto moved = iteration_at(k, at); // (not a structured binding: Clang 14 captures none)
+            const auto& m = moved.first;
+            const index_t o = moved.second;
             return [&]<int... J>(std::integer_sequence<int, J...>) {
-                return std::array{m.wide_at_store(J * ww)...};
+                return std::array{m.wide_at_store(o + J * ww)...};
             }(std::make_integer_sequence<int, u>{});
         };
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
@@ -941,9 +965,11 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
             if constexpr (Stream) {
-                const K m = moved_to(k, i);
+                const auto moved = iteration_at(k, i);
+                const auto& m = moved.first;
+                const index_t o = moved.second;
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::wide::stream_store(out + (i - begin) + J * ww, m.wide_at_store(J * ww)), ...);
+                    (simd::wide::stream_store(out + (i - begin) + J * ww, m.wide_at_store(o + J * ww)), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 simd::wide::store_group(out + (i - begin), group(i));
@@ -963,9 +989,11 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         };
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
-            const K m = moved_to(k, i);
+            const auto moved = iteration_at(k, i);
+            const auto& m = moved.first;
+            const index_t o = moved.second;
             [&]<int... J>(std::integer_sequence<int, J...>) {
-                const __m512i r[] = {m.word_at(J * ww)...};
+                const __m512i r[] = {m.word_at(o + J * ww)...};
                 (put_words(out + (i - begin) + J * ww, r[J]), ...);
             }(std::make_integer_sequence<int, u>{});
         }
@@ -984,25 +1012,27 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
-            const K m = moved_to(k, i);
+            const auto moved = iteration_at(k, i);
+            const auto& m = moved.first;
+            const index_t o = moved.second;
             if constexpr (Stream) {
                 static_assert(u % 2 == 0);
                 // The results streamed two batches at a time as soon as they are computed: the streaming stores
                 // leave at an even pace, which measured a few percent faster at DRAM sizes than four in a row.
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, m.at_store(2 * J * w),
-                                             m.at_store((2 * J + 1) * w)),
+                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, m.at_store(o + 2 * J * w),
+                                             m.at_store(o + (2 * J + 1) * w)),
                      ...);
                 }(std::make_integer_sequence<int, u / 2>{});
             } else if constexpr (store_as_computed_v<D, K>) {
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (store_batch(out + (i - begin) + J * w, m, J * w), ...);
+                    (store_batch(out + (i - begin) + J * w, m, o + J * w), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 // All u results first, then the stores: the loads of one batch do not wait behind the stores
                 // of the previous one.
                 const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
-                    return std::array<simd::batch<D>, u>{m.at_store(J * w)...};
+                    return std::array<simd::batch<D>, u>{m.at_store(o + J * w)...};
                 }(std::make_integer_sequence<int, u>{});
                 for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
             }
