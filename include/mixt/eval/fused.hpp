@@ -868,17 +868,18 @@ literal_compare_kernel<Fn, LiteralLeft, J, L, K> moved_to(const literal_compare_
     return {moved_to(k.k, i), k.f, k.literal_b};
 }
 
-/// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K has no comparison with a
-/// literal, whose functor and batch, copied for every iteration, GCC keeps on the stack (E9 measured 7% slower
-/// so; docs/performance-notes.md).
+/// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
+/// conversions and operations only. A literal's batch (const_kernel, a comparison's functor and batch,
+/// hoisted_leaf_kernel's batches), copied into the moved kernel for every iteration, stays on the stack in
+/// GCC's code (E9 and B1 measured 7-8% slower so; docs/performance-notes.md).
 template <class K>
-inline constexpr bool moves_leaves_v = true;
+inline constexpr bool moves_leaves_v = false;
+template <class T>
+inline constexpr bool moves_leaves_v<leaf_kernel<T>> = true;
 template <class S, class K>
 inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
 inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<Ks> && ...);
-template <class Fn, bool LiteralLeft, class J, class L, class K>
-inline constexpr bool moves_leaves_v<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> = false;
 
 /// The kernel an unrolled iteration at element i reads through, and where element i is in it: moved_to(k, i) and
 /// 0 where moves_leaves_v<K>, else k itself and i.
