@@ -181,6 +181,20 @@ MIXT_ALWAYS_INLINE void fold_short_rows_across(const S* __restrict x, index_t gr
     }
 }
 
+/// fold_short_rows_across with the rows' count n as a constant, where n is 2 to short_row_columns; false
+/// (nothing folded) for another n.
+template <class Op, class A, class S>
+MIXT_ALWAYS_INLINE bool fold_short_rows_of_count(const S* __restrict x, index_t n, index_t groups,
+                                                 typename Op::lane* __restrict out) {
+    static_assert(short_row_columns == 4, "mixt: a case for each count of values");
+    switch (n) {
+    case 2: fold_short_rows_across<Op, A, 2, S>(x, groups, out); return true;
+    case 3: fold_short_rows_across<Op, A, 3, S>(x, groups, out); return true;
+    case 4: fold_short_rows_across<Op, A, 4, S>(x, groups, out); return true;
+    default: return false;
+    }
+}
+
 /// fold_rows_across of rows of 2 to short_row_columns values of S (an integer narrower than A) one after
 /// another, read in place and widened in registers (fold_short_rows_across), where the stream would otherwise
 /// convert them into a buffer of A first; sums of rows of bytes 8 at a time where byte_rows_summed_across.
@@ -195,11 +209,8 @@ void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, 
         default: break;
         }
     }
-    switch (n) {
-    case 2: return fold_short_rows_across<Op, A, 2, S>(x, groups, out);
-    case 3: return fold_short_rows_across<Op, A, 3, S>(x, groups, out);
-    default: eigen_assert(n == 4); return fold_short_rows_across<Op, A, 4, S>(x, groups, out);
-    }
+    [[maybe_unused]] const bool folded = fold_short_rows_of_count<Op, A>(x, n, groups, out);
+    eigen_assert(folded && "mixt: rows widened in registers are of 2 to short_row_columns values or summed as bytes");
 }
 #endif
 
@@ -222,14 +233,8 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         typedef lane vec __attribute__((vector_size(64)));
         constexpr index_t rows_per = 64 / sizeof(lane); // the rows a transpose turns into columns: 16 or 8
         if (n <= lane_group) { // one value per lane: the values of each row combined in order, from the identity
-            if (n <= short_row_columns) { // rows one after another, their count of values a constant
-                switch (n) {
-                case 2: return fold_short_rows_across<Op, A, 2>(x, groups, out);
-                case 3: return fold_short_rows_across<Op, A, 3>(x, groups, out);
-                case 4: return fold_short_rows_across<Op, A, 4>(x, groups, out);
-                default: break;
-                }
-            }
+            // Rows one after another, their count of values a constant.
+            if (n <= short_row_columns && fold_short_rows_of_count<Op, A>(x, n, groups, out)) return;
             for (index_t g = 0; g < groups; ++g) {
                 lane* const l = out + g * lane_group;
                 std::fill_n(l, lane_group, Op::identity());
@@ -717,41 +722,6 @@ inline constexpr bool folds_rows_in_order_v =
 #endif
 
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-/// combine_halves within a vector of at most 16 bytes: the first M lanes of a combined, the upper half of them
-/// moved down each time, until lane 0 holds them all.
-template <reduce_kind K, std::size_t M, class V>
-auto combine_within(V a) {
-    if constexpr (M == 1) {
-        return a[0];
-    } else {
-        constexpr std::size_t W = sizeof(V) / sizeof(a[0]);
-        const V hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return __builtin_shufflevector(a, a, (I < M / 2 ? I + M / 2 : I)...);
-        }(std::make_index_sequence<W>{});
-        combine_lanes<K>(a, hi);
-        return combine_within<K, M / 2>(a);
-    }
-}
-
-/// The lanes of a vector v (GCC's vector extensions) combined into one by halves in registers: lanes [0, W/2)
-/// with [W/2, W) (combine_lanes of kind K), and so on, by narrower vectors down to 16 bytes, then within them
-/// (combine_within), for results that do not depend on the grouping.
-template <reduce_kind K, class V>
-auto combine_halves(const V& v) {
-    constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
-    if constexpr (sizeof(V) > 16) {
-        auto lo = [&]<std::size_t... I>(std::index_sequence<I...>) { return __builtin_shufflevector(v, v, I...); }(
-            std::make_index_sequence<W / 2>{});
-        const auto hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return __builtin_shufflevector(v, v, (I + W / 2)...);
-        }(std::make_index_sequence<W / 2>{});
-        combine_lanes<K>(lo, hi);
-        return combine_halves<K>(lo);
-    } else {
-        return combine_within<K, W>(v);
-    }
-}
-
 /// The lanes of v in segments of M (a power of two): each segment's lanes combined by halves in registers, so that
 /// lane k * M holds segment k's result (combine_halves within each segment at once).
 template <reduce_kind K, std::size_t M, class V>
@@ -765,6 +735,25 @@ V combine_segments(V v) {
         return combine_segments<K, M / 2>(v);
     } else {
         return v;
+    }
+}
+
+/// The lanes of a vector v (GCC's vector extensions) combined into one by halves in registers: lanes [0, W/2)
+/// with [W/2, W) (combine_lanes of kind K), and so on, by narrower vectors down to 16 bytes, then within them
+/// (combine_segments of one segment), for results that do not depend on the grouping.
+template <reduce_kind K, class V>
+auto combine_halves(const V& v) {
+    constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
+    if constexpr (sizeof(V) > 16) {
+        auto lo = [&]<std::size_t... I>(std::index_sequence<I...>) { return __builtin_shufflevector(v, v, I...); }(
+            std::make_index_sequence<W / 2>{});
+        const auto hi = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return __builtin_shufflevector(v, v, (I + W / 2)...);
+        }(std::make_index_sequence<W / 2>{});
+        combine_lanes<K>(lo, hi);
+        return combine_halves<K>(lo);
+    } else {
+        return combine_segments<K, W>(v)[0];
     }
 }
 
