@@ -841,18 +841,10 @@ literal_compare_kernel<Fn, LiteralLeft, J, L, K> row_of(const literal_compare_ke
 /// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
 /// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
 /// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
-/// loads' offsets are constants.
+/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations.
 template <class T>
 leaf_kernel<T> moved_to(const leaf_kernel<T>& k, index_t i) {
     return {k.at_ptr(i), ~index_t{0}};
-}
-template <class T>
-const hoisted_leaf_kernel<T>& moved_to(const hoisted_leaf_kernel<T>& k, index_t) {
-    return k;
-}
-template <class T>
-const const_kernel<T>& moved_to(const const_kernel<T>& k, index_t) {
-    return k;
 }
 template <class S, class K>
 convert_kernel<S, K> moved_to(const convert_kernel<S, K>& k, index_t i) {
@@ -861,11 +853,6 @@ convert_kernel<S, K> moved_to(const convert_kernel<S, K>& k, index_t i) {
 template <class Fn, class R, class... Ks>
 op_kernel<Fn, R, Ks...> moved_to(const op_kernel<Fn, R, Ks...>& k, index_t i) {
     return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{moved_to(c, i)...}}; }, k.ks);
-}
-template <class Fn, bool LiteralLeft, class J, class L, class K>
-literal_compare_kernel<Fn, LiteralLeft, J, L, K> moved_to(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
-                                                          index_t i) {
-    return {moved_to(k.k, i), k.f, k.literal_b};
 }
 
 /// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
