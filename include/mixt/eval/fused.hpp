@@ -811,48 +811,48 @@ bool hoists_leaves(const std::array<index_t, L>& masks) {
     return any;
 }
 
-/// The kernel k (of row 0) with its hoisted leaves at row r's values (run_rows_of).
-template <class T>
-leaf_kernel<T> row_of(const leaf_kernel<T>& k, index_t) {
-    return k;
+/// The kernel k rebuilt with each of its leaves (leaf_kernel, hoisted_leaf_kernel, const_kernel) replaced by
+/// f(leaf), of the leaf's type: the one walk of a kernel's tree that row_of and moved_to share.
+template <class T, class F>
+leaf_kernel<T> with_leaves(const leaf_kernel<T>& k, const F& f) {
+    return f(k);
 }
-template <class T>
-hoisted_leaf_kernel<T> row_of(const hoisted_leaf_kernel<T>& k, index_t r) {
-    return k.row(r);
+template <class T, class F>
+hoisted_leaf_kernel<T> with_leaves(const hoisted_leaf_kernel<T>& k, const F& f) {
+    return f(k);
 }
-template <class T>
-const_kernel<T> row_of(const const_kernel<T>& k, index_t) {
-    return k;
+template <class T, class F>
+const_kernel<T> with_leaves(const const_kernel<T>& k, const F& f) {
+    return f(k);
 }
-template <class S, class K>
-convert_kernel<S, K> row_of(const convert_kernel<S, K>& k, index_t r) {
-    return {row_of(k.k, r)};
+template <class S, class K, class F>
+convert_kernel<S, K> with_leaves(const convert_kernel<S, K>& k, const F& f) {
+    return {with_leaves(k.k, f)};
 }
-template <class Fn, class R, class... Ks>
-op_kernel<Fn, R, Ks...> row_of(const op_kernel<Fn, R, Ks...>& k, index_t r) {
-    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{row_of(c, r)...}}; }, k.ks);
+template <class Fn, class R, class... Ks, class F>
+op_kernel<Fn, R, Ks...> with_leaves(const op_kernel<Fn, R, Ks...>& k, const F& f) {
+    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{with_leaves(c, f)...}}; }, k.ks);
 }
-template <class Fn, bool LiteralLeft, class J, class L, class K>
-literal_compare_kernel<Fn, LiteralLeft, J, L, K> row_of(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
-                                                       index_t r) {
-    return {row_of(k.k, r), k.f, k.literal_b};
+template <class Fn, bool LiteralLeft, class J, class L, class K, class F>
+literal_compare_kernel<Fn, LiteralLeft, J, L, K> with_leaves(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
+                                                            const F& f) {
+    return {with_leaves(k.k, f), k.f, k.literal_b};
 }
 
-/// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
-/// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
-/// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
-/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations.
+template <class K>
+struct is_hoisted_leaf_kernel : std::false_type {};
 template <class T>
-leaf_kernel<T> moved_to(const leaf_kernel<T>& k, index_t i) {
-    return {k.at_ptr(i), ~index_t{0}};
-}
-template <class S, class K>
-convert_kernel<S, K> moved_to(const convert_kernel<S, K>& k, index_t i) {
-    return {moved_to(k.k, i)};
-}
-template <class Fn, class R, class... Ks>
-op_kernel<Fn, R, Ks...> moved_to(const op_kernel<Fn, R, Ks...>& k, index_t i) {
-    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{moved_to(c, i)...}}; }, k.ks);
+struct is_hoisted_leaf_kernel<hoisted_leaf_kernel<T>> : std::true_type {};
+
+/// The kernel k (of row 0) with its hoisted leaves at row r's values (run_rows_of).
+template <class K>
+K row_of(const K& k, index_t r) {
+    return with_leaves(k, [r]<class L>(const L& leaf) -> L {
+        if constexpr (is_hoisted_leaf_kernel<L>::value)
+            return leaf.row(r);
+        else
+            return leaf;
+    });
 }
 
 /// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
@@ -868,14 +868,33 @@ inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
 inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<Ks> && ...);
 
-/// The kernel an unrolled iteration at element i reads through, and where element i is in it: moved_to(k, i) and
-/// 0 where moves_leaves_v<K>, else k itself and i.
+/// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
+/// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
+/// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
+/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations.
+template <class K>
+    requires moves_leaves_v<K>
+K moved_to(const K& k, index_t i) {
+    return with_leaves(k, [i]<class T>(const leaf_kernel<T>& leaf) -> leaf_kernel<T> {
+        return {leaf.at_ptr(i), ~index_t{0}};
+    });
+}
+
+/// An unrolled iteration of run_range_of at element i: m, the kernel it reads through, and o, where element i is
+/// in m (iteration_at).
+template <class M>
+struct iteration {
+    M m;
+    index_t o;
+};
+
+/// The iteration at element i: moved_to(k, i) and 0 where moves_leaves_v<K>, else k itself and i.
 template <class K>
 auto iteration_at(const K& k, index_t i) {
     if constexpr (moves_leaves_v<K>)
-        return std::pair<K, index_t>{moved_to(k, i), 0};
+        return iteration<K>{moved_to(k, i), 0};
     else
-        return std::pair<const K&, index_t>{k, i};
+        return iteration<const K&>{k, i};
 }
 
 /// The kernel of type K with the run-time values args (those kernel_args lists).
@@ -933,11 +952,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
         const auto group = [&](index_t at) {
-            const auto moved = iteration_at(k, at); // (not a structured binding: Clang 14 captures none)
-            const auto& m = moved.first;
-            const index_t o = moved.second;
+            const auto it = iteration_at(k, at);
             return [&]<int... J>(std::integer_sequence<int, J...>) {
-                return std::array{m.wide_at_store(o + J * ww)...};
+                return std::array{it.m.wide_at_store(it.o + J * ww)...};
             }(std::make_integer_sequence<int, u>{});
         };
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
@@ -953,11 +970,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
             if constexpr (Stream) {
-                const auto moved = iteration_at(k, i);
-                const auto& m = moved.first;
-                const index_t o = moved.second;
+                const auto it = iteration_at(k, i);
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::wide::stream_store(out + (i - begin) + J * ww, m.wide_at_store(o + J * ww)), ...);
+                    (simd::wide::stream_store(out + (i - begin) + J * ww, it.m.wide_at_store(it.o + J * ww)), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 simd::wide::store_group(out + (i - begin), group(i));
@@ -977,11 +992,9 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         };
         for (; i + u * ww <= end; i += u * ww) {
             if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
-            const auto moved = iteration_at(k, i);
-            const auto& m = moved.first;
-            const index_t o = moved.second;
+            const auto it = iteration_at(k, i);
             [&]<int... J>(std::integer_sequence<int, J...>) {
-                const __m512i r[] = {m.word_at(o + J * ww)...};
+                const __m512i r[] = {it.m.word_at(it.o + J * ww)...};
                 (put_words(out + (i - begin) + J * ww, r[J]), ...);
             }(std::make_integer_sequence<int, u>{});
         }
@@ -1000,27 +1013,25 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
             if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
-            const auto moved = iteration_at(k, i);
-            const auto& m = moved.first;
-            const index_t o = moved.second;
+            const auto it = iteration_at(k, i);
             if constexpr (Stream) {
                 static_assert(u % 2 == 0);
                 // The results streamed two batches at a time as soon as they are computed: the streaming stores
                 // leave at an even pace, which measured a few percent faster at DRAM sizes than four in a row.
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, m.at_store(o + 2 * J * w),
-                                             m.at_store(o + (2 * J + 1) * w)),
+                    (simd::stream_store_pair(out + (i - begin) + 2 * J * w, it.m.at_store(it.o + 2 * J * w),
+                                             it.m.at_store(it.o + (2 * J + 1) * w)),
                      ...);
                 }(std::make_integer_sequence<int, u / 2>{});
             } else if constexpr (store_as_computed_v<D, K>) {
                 [&]<int... J>(std::integer_sequence<int, J...>) {
-                    (store_batch(out + (i - begin) + J * w, m, o + J * w), ...);
+                    (store_batch(out + (i - begin) + J * w, it.m, it.o + J * w), ...);
                 }(std::make_integer_sequence<int, u>{});
             } else {
                 // All u results first, then the stores: the loads of one batch do not wait behind the stores
                 // of the previous one.
                 const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
-                    return std::array<simd::batch<D>, u>{m.at_store(o + J * w)...};
+                    return std::array<simd::batch<D>, u>{it.m.at_store(it.o + J * w)...};
                 }(std::make_integer_sequence<int, u>{});
                 for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
             }

@@ -151,7 +151,9 @@ MIXT_NOINLINE void copy_strided_bytes(void* out, const void* src, index_t rows, 
                     for (; j + 32 <= cols; j += 32) // a fixed trip count: vectorized at -O2 too
                         for (index_t q = 0; q < 32; ++q) ow[j + q] = v;
                 }
-                for (; j < cols; ++j) ow[j] = v;
+                // Fewer than 32 copies are left; the bound written out keeps GCC's -O3 from versioning this loop
+                // for 2^61 iterations (and warning that one of them overflows).
+                for (index_t q = 0; q < 32 && j + q < cols; ++q) ow[j + q] = v;
             } else {
                 const alias_u v = *p;
                 for (index_t j = 0; j < cols; ++j) o[j] = v;

@@ -1000,7 +1000,7 @@ MIXT_ALWAYS_INLINE void rows_as_columns(const T* p, std::ptrdiff_t stride, int c
                 if (count == 5) return short_rows_as_columns<5>(p, columns);
                 return short_rows_as_columns<6>(p, columns);
             }
-            return;
+            break; // none (rows of one 8-byte value are one load): the transpose below holds any count
         }
     }
     detail::transpose_rows(p, stride, count, columns);
