@@ -839,16 +839,11 @@ literal_compare_kernel<Fn, LiteralLeft, J, L, K> with_leaves(const literal_compa
     return {with_leaves(k.k, f), k.f, k.literal_b};
 }
 
-template <class K>
-struct is_hoisted_leaf_kernel : std::false_type {};
-template <class T>
-struct is_hoisted_leaf_kernel<hoisted_leaf_kernel<T>> : std::true_type {};
-
-/// The kernel k (of row 0) with its hoisted leaves at row r's values (run_rows_of).
+/// The kernel k (of row 0) with its hoisted leaves (those with a row) at row r's values (run_rows_of).
 template <class K>
 K row_of(const K& k, index_t r) {
     return with_leaves(k, [r]<class L>(const L& leaf) -> L {
-        if constexpr (is_hoisted_leaf_kernel<L>::value)
+        if constexpr (requires { leaf.row(r); })
             return leaf.row(r);
         else
             return leaf;
