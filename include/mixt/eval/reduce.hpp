@@ -144,26 +144,26 @@ bool rows_read_in_place(const Plan& plan) {
 }
 
 /// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
-/// (short_rows_in_order) rather than side by side, where long rows are not transposed (long_rows_transposed: on
-/// AMD CPUs, where it was measured faster; docs/performance-notes.md, "Short rows of every lane type"): rows of A
-/// longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a
-/// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector
-/// or more and are longer than short_row_columns (shorter ones are widened side by side,
-/// fold_widened_rows_across), and rows of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no
-/// other vector path; not sums of rows of 8, 16, 24 or 32 bytes into 8-byte lanes (byte_rows_summed_across: side
-/// by side).
+/// (short_rows_in_order) rather than side by side (measured faster so on AMD and Intel CPUs alike;
+/// docs/performance-notes.md, "Short rows of every lane type" and "Short rows by CPU family"): rows of A longer
+/// than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a narrower
+/// integer (read and widened in registers, not converted into a buffer first) that fill half a vector or more and
+/// are longer than short_row_columns (shorter ones are widened side by side, fold_widened_rows_across), and rows
+/// of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no other vector path; not sums of rows of
+/// 8, 16, 24 or 32 bytes into 8-byte lanes (byte_rows_summed_across: side by side).
 template <class Op, class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);
     if (byte_rows_summed_across<Op, A, S>(n)) return false; // (summed side by side wherever it applies)
     if constexpr (sizeof(A) <= 2) // (lanes that fold_rows_across folds one by one)
-        return !long_rows_transposed() && n * static_cast<index_t>(sizeof(A)) >= 16;
-    return !long_rows_transposed() && (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W && n > short_row_columns);
+        return n * static_cast<index_t>(sizeof(A)) >= 16;
+    return (std::is_same_v<A, S> ? n > 2 * W || n >= lane_group : 2 * n >= W && n > short_row_columns);
 }
 
 /// The strategy of a reduction of kind Op, accumulator A, kernel Kern, with its plan (make_reduce_plan). Rows
-/// longer than the lanes and read in place are transposed in registers or read in memory order as
-/// long_rows_transposed says for the CPU running the program (rows_folded_in_order).
+/// longer than the lanes and read in place are folded in memory order where their result does not depend on the
+/// grouping (rows_folded_in_order), else transposed in registers or read in memory order as long_rows_transposed
+/// says for the CPU running the program.
 template <class Op, class A, class Kern, class Plan>
 reduce_strategy choose_reduce_strategy(const Plan& plan) {
 #if MIXT_SIMD_AVX512
@@ -316,15 +316,14 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // Rows of 2 to short_row_columns values of a narrower integer than A (one array, converted by the
             // kernel), and sums of rows of 8, 16, 24 or 32 i8 or u8 values into 8-byte lanes
             // (byte_rows_summed_across), are read in place too and widened or summed in registers
-            // (fold_widened_rows_across), in whole batches, on the CPUs where that was measured (those where long
-            // rows are not transposed: AMD; elsewhere, and for a task's last part batch, the buffer).
+            // (fold_widened_rows_across), in whole batches (a task's last part batch: the buffer).
             const A* direct = nullptr;
             if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
                 if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
             using narrow_t = widened_rows_source_t<Op, A, Kern>;
             const narrow_t* narrow = nullptr;
             if constexpr (!std::is_void_v<narrow_t>)
-                if (plan.rows_box.flat(1) && stream >= 2 && !long_rows_transposed() &&
+                if (plan.rows_box.flat(1) && stream >= 2 &&
                     (stream <= short_row_columns || byte_rows_summed_across<Op, A, narrow_t>(stream)))
                     narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
