@@ -183,6 +183,7 @@ struct r3 {
         // Only the work (issue 43's compute floor), 64 products at a time: 16 i8 widened (vpmovsxbd) and converted
         // (vcvtdq2ps), times the row's scale, each product rounded to f16 and widened back (vcvtps2ph, vcvtph2ps:
         // `i8 * f16` is f16), added into one of four f32 chains; the row's sum rounded to f16. No plan, no blocks.
+        // Where the target has AVX512-FP16, the products are made in f16 instead (rounded_product_sum).
         void compute_floor() {
             for (index_t i = 0; i < n; ++i) {
                 const float s = static_cast<float>(scale.data()[i]);
