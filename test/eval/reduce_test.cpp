@@ -971,7 +971,7 @@ TEST(reduce_eval, short_rows_first_extremes) {
 // Sums and maxima along rows of 1-256 values, over more rows than two of short_rows_across's batches (4096 values
 // each, whole groups of 32 rows: their results stored straight into the destination) and a last part batch, for
 // 4- and 8-byte lanes (rows of 8-byte values transposed 8 at a time; integers of 1-4 bytes summed in 64 bits, from
-// a buffer or widened in registers; rows folded in memory order where the CPU takes short_rows_in_order), each
+// a buffer or widened in registers; rows folded in memory order by short_rows_in_order with AVX-512), each
 // row the fold of its stream written out (model_fold), bit for bit, on one thread and on eight.
 template <class T, class Acc>
 void check_many_short_rows(std::mt19937& g) {
@@ -1052,7 +1052,7 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
 }
 
 // min and max of integers of 1 and 2 bytes along rows of 1-256 values (rows of 16 bytes or more folded in memory
-// order, in lanes of their own type, where the CPU takes short_rows_in_order): each row's extreme, on one thread
+// order, in lanes of their own type, by short_rows_in_order with AVX-512): each row's extreme, on one thread
 // and on eight.
 template <class T>
 void check_narrow_extremes(std::mt19937& g) {
