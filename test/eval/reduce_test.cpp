@@ -1356,6 +1356,70 @@ TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
     check_long_rows_both_ways<double>(44);
 }
 
+// Rows whose f32 values come from an f16 subtree with an f16 operation (`sum(i8 * f16 scale, axis 1)`,
+// `sum(i8 * f16 * f32, axis 1)`, `sum(f16 - f16 * u8, axis 1)`) are made 32 at a time in f16 arithmetic where the
+// target has AVX512-FP16 (MIXT_SIMD_AVX512FP16: fold_rows_of, wide_pair). Each reduction against the same one of
+// the f16 tensor evaluated first (the fused loop's f32 lanes, then a sum of an f16 leaf, which takes no f16
+// arithmetic), bit for bit: products rounded to f16 at both ends of its range (subnormal, overflowing to infinity),
+// signed zeros, infinities, quiet and signaling NaNs of both signs (their payloads), and 0 * inf. Rows of 32 to
+// 4133 values (whole rows of lanes and tails), one thread and four. On other targets both sides take the f32
+// lanes.
+TEST(reduce_eval, f16_products_of_rows_as_through_f32) {
+    using half = Eigen::half;
+    std::mt19937 g(61);
+    const auto from_bits = [](std::uint16_t b) { return std::bit_cast<half>(b); };
+    // Scales: ordinary, subnormal-making, overflowing, and the special values.
+    const std::vector<std::uint16_t> specials = {0x3c00, 0x0001, 0x03ff, 0x0400, 0x1000, 0x7bff, 0x7800, 0x8000, 0x0000,
+                                                 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0xfe03, 0xfd55, 0xb555, 0x2e66};
+    Eigen::ThreadPool pool(4);
+    Eigen::ThreadPoolDevice device(&pool, 4);
+    const auto bits32 = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    const auto bits16 = [](half v) { return std::bit_cast<std::uint16_t>(v); };
+    for (const Eigen::Index n : {32, 64, 96, 100, 4133}) {
+        SCOPED_TRACE(n);
+        const Eigen::Index rows = 67;
+        Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor> q(rows, n);
+        Eigen::Tensor<std::uint8_t, 2, Eigen::RowMajor> u(rows, n);
+        Eigen::Tensor<half, 2, Eigen::RowMajor> s(rows, 1), a(rows, n), b(rows, n);
+        Eigen::Tensor<float, 2, Eigen::RowMajor> x(1, n);
+        for (Eigen::Index i = 0; i < q.size(); ++i) {
+            const int k = static_cast<int>(g() % 100);
+            q.data()[i] = k < 5 ? std::int8_t{-128} : k < 10 ? std::int8_t{127} : k < 15 ? std::int8_t{0} : static_cast<std::int8_t>(g());
+            u.data()[i] = static_cast<std::uint8_t>(g());
+            a.data()[i] = k < 3 ? from_bits(specials[g() % specials.size()]) : from_bits(static_cast<std::uint16_t>(g() % 0x7c00 | (g() & 0x8000)));
+            b.data()[i] = k > 96 ? from_bits(specials[g() % specials.size()]) : half(std::ldexp(static_cast<float>(g() % 2048) / 2048, static_cast<int>(g() % 30) - 20));
+        }
+        for (Eigen::Index r = 0; r < rows; ++r)
+            s(r, 0) = r < static_cast<Eigen::Index>(specials.size()) ? from_bits(specials[static_cast<std::size_t>(r)])
+                                                                     : half(std::ldexp(1.0f + static_cast<float>(g() % 1024) / 1024, static_cast<int>(g() % 36) - 26));
+        for (Eigen::Index j = 0; j < n; ++j) x(0, j) = std::ldexp(static_cast<float>(g() % 2001) / 1000 - 1, static_cast<int>(g() % 8));
+
+        const Eigen::Tensor<half, 2, Eigen::RowMajor> qs = mixt::eval(mixt::lazy(q) * s);
+        const Eigen::Tensor<half, 2, Eigen::RowMajor> ab = mixt::eval(mixt::lazy(a) - mixt::lazy(b) * u);
+        const auto want3 = mixt::eval(mixt::sum(qs, 1));
+        const auto want4 = mixt::eval(mixt::sum(mixt::lazy(qs) * x, 1));
+        const auto want5 = mixt::eval(mixt::sum(ab, 1));
+        for (int threads : {1, 4}) {
+            SCOPED_TRACE(threads);
+            const auto got3 = threads == 1 ? mixt::eval(mixt::sum(mixt::lazy(q) * s, 1)) : mixt::eval(mixt::sum(mixt::lazy(q) * s, 1), device);
+            const auto got4 = threads == 1 ? mixt::eval(mixt::sum(mixt::lazy(q) * s * x, 1)) : mixt::eval(mixt::sum(mixt::lazy(q) * s * x, 1), device);
+            const auto got5 = threads == 1 ? mixt::eval(mixt::sum(mixt::lazy(a) - mixt::lazy(b) * u, 1)) : mixt::eval(mixt::sum(mixt::lazy(a) - mixt::lazy(b) * u, 1), device);
+            static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(got3)>::Scalar, half>);
+            static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(got4)>::Scalar, float>);
+            std::size_t wrong = 0;
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                const bool ok = bits16(got3(r)) == bits16(want3(r)) && bits32(got4(r)) == bits32(want4(r)) &&
+                                bits16(got5(r)) == bits16(want5(r));
+                if (!ok && wrong++ < 5)
+                    ADD_FAILURE() << "row " << r << ": " << std::hex << bits16(got3(r)) << " / " << bits16(want3(r)) << ", "
+                                  << bits32(got4(r)) << " / " << bits32(want4(r)) << ", " << bits16(got5(r)) << " / "
+                                  << bits16(want5(r));
+            }
+            EXPECT_EQ(wrong, 0u);
+        }
+    }
+}
+
 TEST(reduce_eval, thread_pool_equals_one_thread_bit_for_bit) {
     Eigen::ThreadPool pool(8);
     Eigen::ThreadPoolDevice device(&pool, 8);

@@ -34,6 +34,7 @@
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/arch.hpp"
 #include "mixt/simd/convert.hpp"
+#include "mixt/simd/halves.hpp"
 #include "mixt/simd/ops.hpp"
 #include "mixt/simd/stream.hpp"
 #include "mixt/simd/wide.hpp"
@@ -103,7 +104,9 @@ inline void prefetch_elements(const T* p, index_t i) noexcept {
 // (simd::apply_unrounded, simd::convert_unrounded), which saves the round trip of the node's own rounding.
 // On AVX-512 targets, k.wide_at(i) and k.wide_at_store(i) are the same for the 16 elements [i, i + 16), as
 // simd::wide::batch values, where wide_kernel_v<K> (only then are they instantiated), and k.word_at(i) for the
-// 32 elements [i, i + 32), one per 16-bit lane, where word_kernel<K> (simd::wide's words).
+// 32 elements [i, i + 32), one per 16-bit lane, where word_kernel<K> (simd::wide's words). With AVX512-FP16,
+// k.half_at(i) is the 32 elements [i, i + 32) as f16 values in f16 arithmetic, where half_kernel<K>
+// (simd/halves.hpp).
 //
 // A leaf's elements are p[i & mask]. The mask is all ones, except for an operand that a strided pass
 // broadcasts along its runs (stride 0, eval/strided.hpp): there p holds broadcast_copies copies of the
@@ -122,6 +125,9 @@ struct leaf_kernel {
     auto wide_at(index_t i) const { return simd::wide::load(at_ptr(i)); }
     auto wide_at_store(index_t i) const { return wide_at(i); }
     __m512i word_at(index_t i) const { return simd::wide::load_words(at_ptr(i)); }
+#endif
+#if MIXT_SIMD_AVX512FP16
+    __m512h half_at(index_t i) const { return simd::wide::load_halves(at_ptr(i)); }
 #endif
     T scalar(index_t i) const { return p[i]; }
     template <index_t Count>
@@ -194,6 +200,9 @@ struct hoisted_leaf_kernel {
     const simd::wide::batch<T>& wide_at(index_t) const { return wv; }
     const simd::wide::batch<T>& wide_at_store(index_t) const { return wv; }
 #endif
+#if MIXT_SIMD_AVX512FP16
+    __m512h half_at(index_t) const { return simd::wide::broadcast_halves(*p); } // hoisted out of the loop
+#endif
     T scalar(index_t) const { return *p; }
     template <index_t Count>
     void prefetch(index_t) const {}
@@ -217,6 +226,9 @@ struct const_kernel {
     auto wide_at_store(index_t i) const { return wide_at(i); }
     __m512i word_at(index_t) const { return simd::wide::broadcast_words(s); }
 #endif
+#if MIXT_SIMD_AVX512FP16
+    __m512h half_at(index_t) const { return simd::wide::broadcast_halves(s); }
+#endif
     T scalar(index_t) const { return s; }
     template <index_t Count>
     void prefetch(index_t) const {}
@@ -232,6 +244,9 @@ struct convert_kernel {
     auto wide_at(index_t i) const { return simd::wide::convert<S>(k.wide_at(i)); }
     auto wide_at_store(index_t i) const { return simd::wide::convert_unrounded<S>(k.wide_at(i)); }
     __m512i word_at(index_t i) const { return k.word_at(i); } // the same bits (simd::wide::word_convertible_v)
+#endif
+#if MIXT_SIMD_AVX512FP16
+    __m512h half_at(index_t i) const { return k.half_at(i); } // already f16 values (half_kernel: exact)
 #endif
     S scalar(index_t i) const { return mixt::convert<S>(k.scalar(i)); }
     template <index_t Count>
@@ -284,6 +299,11 @@ struct op_kernel {
     }
     __m512i word_at(index_t i) const {
         return std::apply([&](const auto&... k) { return simd::wide::apply_words(Fn{}, k.word_at(i)...); }, ks);
+    }
+#endif
+#if MIXT_SIMD_AVX512FP16
+    __m512h half_at(index_t i) const {
+        return std::apply([&](const auto&... k) { return simd::wide::apply_halves(Fn{}, k.half_at(i)...); }, ks);
     }
 #endif
     R scalar(index_t i) const {
@@ -519,6 +539,69 @@ struct word_kernel<convert_kernel<S, K>>
 template <class Fn, class R, class... Ks>
 struct word_kernel<op_kernel<Fn, R, Ks...>>
     : std::bool_constant<(word_kernel<Ks>::value && ...) && simd::wide::word_supported_v<R, Fn, kernel_value_t<Ks>...>> {};
+
+/// Whether every node of a kernel has a version in f16 arithmetic on 32 lanes (half_at; AVX512-FP16): leaves and
+/// literals of f16, leaves of i8 and u8, conversions to f16 of those values (exact), and +, -, * computing f16.
+template <class K>
+struct half_kernel : std::false_type {};
+template <class T>
+struct half_kernel<leaf_kernel<T>> : std::bool_constant<simd::wide::has_halves_v<T>> {};
+template <class T>
+struct half_kernel<hoisted_leaf_kernel<T>> : std::bool_constant<simd::wide::has_halves_v<T> && std::is_same_v<T, Eigen::half>> {};
+template <class T>
+struct half_kernel<const_kernel<T>> : std::bool_constant<simd::wide::has_halves_v<T> && std::is_same_v<T, Eigen::half>> {};
+template <class K>
+struct half_kernel<convert_kernel<Eigen::half, K>>
+    : std::bool_constant<half_kernel<K>::value && simd::wide::has_halves_v<kernel_value_t<K>>> {};
+template <class Fn, class... Ks>
+struct half_kernel<op_kernel<Fn, Eigen::half, Ks...>>
+    : std::bool_constant<simd::wide::halves_supported_v<Fn> &&
+                         ((half_kernel<Ks>::value && std::is_same_v<kernel_value_t<Ks>, Eigen::half>) && ...)> {};
+
+/// Whether a kernel's f32 values can be made 32 at a time (wide_pair): a conversion to f32 of a half_kernel
+/// that rounds at least one f16 operation (where f16 arithmetic saves the f32 lanes' two conversions per 16
+/// results; a conversion of f16 leaves alone gains nothing), or an operation computing f32 with such an operand.
+template <class K>
+struct pair_kernel : std::false_type {};
+template <class Fn, class R, class... Ks>
+struct pair_kernel<convert_kernel<float, op_kernel<Fn, R, Ks...>>> : half_kernel<op_kernel<Fn, R, Ks...>> {};
+template <class Fn, class... Ks>
+struct pair_kernel<op_kernel<Fn, float, Ks...>>
+    : std::bool_constant<wide_kernel<op_kernel<Fn, float, Ks...>>::value && (pair_kernel<Ks>::value || ...)> {};
+
+#if MIXT_SIMD_AVX512FP16
+template <class Fn, class K>
+auto wide_pair_operand(const K& k, index_t i);
+
+/// The f32 values of the 32 elements [i, i + 32) of a pair_kernel, as two wide batches (lo: [i, i + 16)): the
+/// values of wide_at(i) and wide_at(i + 16), the f16 subtree computed by half_at.
+template <class K>
+void wide_pair(const convert_kernel<float, K>& k, index_t i, simd::wide::batch<float>& lo, simd::wide::batch<float>& hi) {
+    simd::wide::widen_halves(k.k.half_at(i), lo.v, hi.v);
+}
+template <class Fn, class... Ks>
+void wide_pair(const op_kernel<Fn, float, Ks...>& k, index_t i, simd::wide::batch<float>& lo, simd::wide::batch<float>& hi) {
+    std::apply(
+        [&](const auto&... c) {
+            const auto parts = std::make_tuple(wide_pair_operand<Fn>(c, i)...);
+            lo = std::apply([](const auto&... p) { return simd::wide::apply<float>(Fn{}, p.first...); }, parts);
+            hi = std::apply([](const auto&... p) { return simd::wide::apply<float>(Fn{}, p.second...); }, parts);
+        },
+        k.ks);
+}
+/// An operand of Fn over [i, i + 32) as two wide batches: by wide_pair where it is a pair_kernel, else by
+/// wide_operand.
+template <class Fn, class K>
+auto wide_pair_operand(const K& k, index_t i) {
+    if constexpr (pair_kernel<K>::value) {
+        std::pair<simd::wide::batch<float>, simd::wide::batch<float>> p;
+        wide_pair(k, i, p.first, p.second);
+        return p;
+    } else {
+        return std::pair{wide_operand<Fn>(k, i), wide_operand<Fn>(k, i + simd::wide::lanes)};
+    }
+}
+#endif
 
 /// Whether run_range runs the loop on words (AVX-512 targets): for u16 and i16 results whose every node has a
 /// version there (`u8 + i8`): the loop the compiler makes of the block loop is bound by its widening shuffles

@@ -162,6 +162,20 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
             fold_vectors<Op, A, count>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r, i += row) {
                     if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
+#if MIXT_SIMD_AVX512FP16
+                    if constexpr (pair_kernel<Kern>::value) { // (f16 arithmetic, 32 values at a time)
+                        for (index_t v = 0; v < count; v += 2) {
+                            simd::wide::batch<float> lo, hi;
+                            wide_pair(k, i + 16 * v, lo, hi);
+                            wvec x;
+                            std::memcpy(&x, &lo.v, sizeof(wvec));
+                            visit(v, x);
+                            std::memcpy(&x, &hi.v, sizeof(wvec));
+                            visit(v + 1, x);
+                        }
+                        continue;
+                    }
+#endif
                     for (index_t v = 0; v < count; ++v) {
                         const auto b = k.wide_at(i + 16 * v);
                         wvec x;
