@@ -145,12 +145,12 @@ bool rows_read_in_place(const Plan& plan) {
 
 /// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
 /// (short_rows_in_order) rather than side by side (measured faster so on AMD and Intel CPUs alike;
-/// docs/performance-notes.md, "Short rows of every lane type" and "Short rows by CPU family"): rows of A longer
-/// than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a narrower
-/// integer (read and widened in registers, not converted into a buffer first) that fill half a vector or more and
-/// are longer than short_row_columns (shorter ones are widened side by side, fold_widened_rows_across), and rows
-/// of 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no other vector path; not sums of rows of
-/// 8, 16, 24 or 32 bytes into 8-byte lanes (byte_rows_summed_across: side by side).
+/// docs/performance-notes.md, "Short rows of every lane type" and "Short rows on an Intel Xeon with AVX512-FP16"): rows
+/// of A longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a
+/// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector or more
+/// and are longer than short_row_columns (shorter ones are widened side by side, fold_widened_rows_across), and rows of
+/// 16 bytes or more of a 1- or 2-byte A (min/max), whose lanes have no other vector path; not sums of rows of 8, 16, 24
+/// or 32 bytes into 8-byte lanes (byte_rows_summed_across: side by side).
 template <class Op, class A, class S>
 bool rows_folded_in_order(index_t n) {
     constexpr index_t W = 64 / sizeof(A);

@@ -76,17 +76,17 @@ inline constexpr bool transposes_rows_v =
 #endif
 
 /// Whether the sums of floats along rows longer than lane_group, read in place from the operand, are turned into
-/// columns in registers (fold_rows_across, where transposes_rows_v) rather than folded a row at a time in memory
-/// order with the stream's lanes (end_rows_of_one_block). The transposition reads 16 rows at once (8 of 8-byte
-/// lanes), each at a stride of a whole row, a column of 16 (8) values at a time: on AMD CPUs the hardware
-/// prefetcher does not follow that order through a page, and from DRAM the rows then took several times the hand
-/// loop's time, while read in memory order they run ahead of it; on Intel CPUs the transposition was as fast
-/// from DRAM and twice as fast from L2 (docs/performance-notes.md, "Short rows by CPU family"). Decided once per
-/// program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile time
-/// instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs nothing).
-/// Rows whose result does not depend on the grouping (rows_folded_in_order, eval/reduce.hpp) and rows of a
-/// narrower integer (fold_widened_rows_across, sum_byte_rows_across) are read in memory order on every CPU: both
-/// families measured them faster so.
+/// columns in registers (fold_rows_across, where transposes_rows_v) rather than folded a row at a time in memory order
+/// with the stream's lanes (end_rows_of_one_block). The transposition reads 16 rows at once (8 of 8-byte lanes), each
+/// at a stride of a whole row, a column of 16 (8) values at a time: on AMD CPUs the hardware prefetcher does not follow
+/// that order through a page, and from DRAM the rows then took several times the hand loop's time, while read in memory
+/// order they run ahead of it; on Intel CPUs the transposition was as fast from DRAM and twice as fast from L2
+/// (docs/performance-notes.md, "Short rows by CPU family" and "Short rows on an Intel Xeon with AVX512-FP16"). Decided
+/// once per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
+/// time instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs nothing).
+/// Rows whose result does not depend on the grouping (rows_folded_in_order, eval/reduce.hpp) and rows of a narrower
+/// integer (fold_widened_rows_across, sum_byte_rows_across) are read in memory order on every CPU: both families
+/// measured them faster so.
 inline bool long_rows_transposed() noexcept {
 #if defined(MIXT_TRANSPOSE_LONG_ROWS)
     return MIXT_TRANSPOSE_LONG_ROWS != 0;
