@@ -1,6 +1,6 @@
 // Compiled (not run) for targets that no default configuration builds with that compiler: AVX-512 (x86-64-v4)
-// builds must keep compiling the fused loop and the SIMD back end, and GCC's baseline x86-64 build its portable
-// loops (test/CMakeLists.txt). The same expressions run in every test configuration elsewhere.
+// builds must keep compiling the fused loop and the SIMD back end, AVX512-FP16 ones (sapphirerapids) the f16
+// arithmetic of reductions' rows, and GCC's baseline x86-64 build its portable loops (test/CMakeLists.txt). The same expressions run in every test configuration elsewhere.
 #include <mixt/mixt.hpp>
 
 #include <complex>
@@ -16,7 +16,8 @@ void mixt_arch_build_check(Eigen::Tensor<float, 1>& r, const Eigen::Tensor<std::
 }
 
 // Reductions' AVX-512 paths: byte sums in 16-bit lanes (float and 64-bit accumulators), a broadcast f16 scale
-// converted once per run, argmax over rows, min/max keys; short rows: i8 sums in int64 and i8 max in memory order,
+// converted once per run (with AVX512-FP16, the products in f16 arithmetic, alone and under an f32 product),
+// argmax over rows, min/max keys; short rows: i8 sums in int64 and i8 max in memory order,
 // f64 max transposed or in memory order.
 void mixt_arch_reduce_check(Eigen::Tensor<float, 1, Eigen::RowMajor>& r, Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor>& i,
                             Eigen::Tensor<std::int8_t, 1, Eigen::RowMajor>& b, Eigen::Tensor<double, 1, Eigen::RowMajor>& m,
@@ -24,11 +25,13 @@ void mixt_arch_reduce_check(Eigen::Tensor<float, 1, Eigen::RowMajor>& r, Eigen::
                             const Eigen::Tensor<std::int8_t, 2, Eigen::RowMajor>& q,
                             const Eigen::Tensor<Eigen::half, 2, Eigen::RowMajor>& s,
                             const Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>& h,
-                            const Eigen::Tensor<double, 2, Eigen::RowMajor>& d) {
+                            const Eigen::Tensor<double, 2, Eigen::RowMajor>& d,
+                            const Eigen::Tensor<float, 2, Eigen::RowMajor>& x) {
     mixt::assign(r, mixt::sum<float>(u, 0));
     mixt::assign(r, mixt::mean<float>(q, 1));
     mixt::assign(i, mixt::sum<std::int64_t>(q, 0));
     mixt::assign(r, mixt::sum(mixt::lazy(q) * s, 1));
+    mixt::assign(r, mixt::sum(mixt::lazy(q) * s * x, 1));
     mixt::assign(i, mixt::argmax(mixt::lazy(q) * h, 1));
     mixt::assign(r, mixt::max(mixt::lazy(h) - s, 1));
     mixt::assign(i, mixt::sum(q, 1));
