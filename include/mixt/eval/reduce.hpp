@@ -145,7 +145,7 @@ bool rows_read_in_place(const Plan& plan) {
 
 /// Whether rows of n values of S (in_order_source_t), reduced in A, are folded one at a time in memory order
 /// (short_rows_in_order) rather than side by side (measured faster so on AMD and Intel CPUs alike;
-/// docs/performance-notes.md, "Short rows of every lane type" and "Short rows on an Intel Xeon with AVX512-FP16"): rows
+/// docs/performance-notes.md, "Short rows of every lane type" and "Which short-row choices depend on the vendor"): rows
 /// of A longer than two vectors of lanes (2 * 64 / sizeof(A) values) or of lane_group values or more, rows of a
 /// narrower integer (read and widened in registers, not converted into a buffer first) that fill half a vector or more
 /// and are longer than short_row_columns (shorter ones are widened side by side, fold_widened_rows_across), and rows of

@@ -80,8 +80,8 @@ inline constexpr bool transposes_rows_v =
 /// with the stream's lanes (end_rows_of_one_block). The transposition reads 16 rows at once (8 of 8-byte lanes), each
 /// at a stride of a whole row, a column of 16 (8) values at a time: on AMD CPUs the hardware prefetcher does not follow
 /// that order through a page, and from DRAM the rows then took several times the hand loop's time, while read in memory
-/// order they run ahead of it; on Intel CPUs the transposition was as fast from DRAM and twice as fast from L2
-/// (docs/performance-notes.md, "Short rows by CPU family" and "Short rows on an Intel Xeon with AVX512-FP16"). Decided
+/// order they run ahead of it; on Intel CPUs the transposition was as fast from DRAM and faster from L2
+/// (docs/performance-notes.md, "Short rows by CPU family" and "Which short-row choices depend on the vendor"). Decided
 /// once per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
 /// time instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs nothing).
 /// Rows whose result does not depend on the grouping (rows_folded_in_order, eval/reduce.hpp) and rows of a narrower

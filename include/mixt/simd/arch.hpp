@@ -45,10 +45,9 @@
 #define MIXT_SIMD_AVX512BF16 0
 #endif
 
-// MIXT_SIMD_AVX512FP16 is 1 where the 16-lane batches are on and the target has AVX512-FP16 (Intel's Sapphire
-// Rapids and later): the f16 products of a reduction's rows are then made 32 at a time in f16 arithmetic
-// (mixt/simd/halves.hpp), the same bits as through f32; not in code nvcc compiles. Define MIXT_SIMD_NO_AVX512FP16
-// to keep to f32 lanes.
+// MIXT_SIMD_AVX512FP16 is 1 where the 16-lane batches are on and the target has AVX512-FP16: the f16 products of a
+// reduction's rows are then made 32 at a time in f16 arithmetic (mixt/simd/halves.hpp), the same bits as through f32;
+// not in code nvcc compiles. Define MIXT_SIMD_NO_AVX512FP16 to keep to f32 lanes.
 #if MIXT_SIMD_AVX512 && defined(__AVX512FP16__) && !defined(__CUDACC__) && !defined(MIXT_SIMD_NO_AVX512FP16)
 #define MIXT_SIMD_AVX512FP16 1
 #else

@@ -16,7 +16,7 @@
 // Their use (eval/fused.hpp, half_kernel; eval/reduce_stream.hpp, fold_rows_of): a row of a reduction whose f32
 // values come from an f16 subtree with at least one such operation (`sum(i8 * f16 scale, axis 1)`), where one
 // instruction rounds 32 products that the f32 lanes round with two conversions per 16 (docs/performance-notes.md,
-// "R3 and R4 on an Intel Xeon with AVX512-FP16").
+// "f16 products in f16 arithmetic").
 
 #include <cstdint>
 #include <cstring>
@@ -26,6 +26,7 @@
 
 #include "mixt/expr/functors.hpp"
 #include "mixt/simd/arch.hpp"
+#include "mixt/simd/wide.hpp"
 
 #if MIXT_SIMD_AVX512FP16
 #include <immintrin.h>
@@ -55,10 +56,8 @@ template <class T>
 __m512h load_halves(const T* p) noexcept {
     if constexpr (std::is_same_v<T, Eigen::half>)
         return _mm512_castsi512_ph(_mm512_loadu_si512(p));
-    else if constexpr (std::is_same_v<T, std::int8_t>)
-        return _mm512_cvtepi16_ph(_mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
     else
-        return _mm512_cvtepi16_ph(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+        return _mm512_cvtepi16_ph(load_words(p)); // (each byte widened to a 16-bit lane: every value fits i16)
 }
 
 /// All 32 lanes equal to x (its bits, NaN payloads included).
