@@ -7,11 +7,13 @@
 
 #include <mixt/mixt.hpp>
 
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -74,7 +76,7 @@ TEST(fused, which_kernels_take_the_block_loop) {
 
 // Software prefetch (above the threshold) only where it pays: not on AMD CPUs. The vendor is read here from
 // /proc/cpuinfo, independently of the CPUID instruction that mixt asks.
-TEST(fused, software_prefetch_follows_the_cpu_vendor) {
+TEST(fused, prefetch_and_division_by_reciprocal_follow_the_cpu_vendor) {
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line, vendor;
     while (vendor.empty() && std::getline(cpuinfo, line))
@@ -83,6 +85,8 @@ TEST(fused, software_prefetch_follows_the_cpu_vendor) {
     const bool amd = vendor.find("AuthenticAMD") != std::string::npos;
     EXPECT_EQ(mixt::simd::cpu_is_amd(), amd) << vendor;
     EXPECT_EQ(d::software_prefetch_pays(), !amd) << vendor;
+    EXPECT_EQ(d::division_by_reciprocal_pays(), !amd) << vendor;
+    EXPECT_EQ(d::const_kernel<float>::of(255.0f).divisor.by_reciprocal, !amd);
     const auto big = static_cast<Eigen::Index>(d::prefetch_threshold_bytes);
     EXPECT_EQ(d::options_for(big, 1).prefetch, !amd);
     EXPECT_FALSE(d::options_for(big / 2, 1).prefetch);
@@ -106,6 +110,31 @@ TEST(fused, every_size_matches_the_per_element_definition) {
             const float want_widened =
                 d::add_fn{}(d::mul_fn{}(mixt::convert<float>(b(i)), f(i)), mixt::convert<float>(a(i)));
             ASSERT_EQ(widened(i), want_widened) << "n=" << n << " i=" << i;
+        }
+    }
+}
+
+// f32 divided by a literal (on AVX-512 CPUs where division_by_reciprocal_pays: by a multiplication, simd/divide.hpp)
+// at every size past a few unrolled iterations, against the division of each element: u8 values (every one) and
+// f32 values with zeros, subnormals, infinities and NaNs among them, by divisors of either sign.
+TEST(fused, division_by_a_literal_matches_the_per_element_definition) {
+    const float specials[] = {0.0f, -0.0f, 1e-40f, -1e-30f, 1e30f, INFINITY, -INFINITY, NAN, 3.4e38f};
+    for (Eigen::Index n = 0; n <= 3 * d::unroll_v<float> * 16 + 9; ++n) {
+        const auto a = random_tensor<u8>(n, 5);
+        auto f = random_tensor<float>(n, 6);
+        for (Eigen::Index i = 0; i < n; i += 7) f(i) = specials[(i / 7) % std::size(specials)];
+        const Eigen::Tensor<float, 1> scaled = mixt::eval(mixt::lazy(a) / 255);
+        const Eigen::Tensor<float, 1> thirds = mixt::eval(mixt::lazy(f) / 3.0f);
+        const Eigen::Tensor<float, 1> negated = mixt::eval(mixt::lazy(f) / -0.7f);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const auto bits = [](float x) { return std::bit_cast<std::uint32_t>(x); };
+            ASSERT_EQ(bits(scaled(i)), bits(static_cast<float>(a(i)) / 255.0f)) << "n=" << n << " i=" << i;
+            if (std::isnan(f(i))) {
+                ASSERT_TRUE(std::isnan(thirds(i)) && std::isnan(negated(i))) << "n=" << n << " i=" << i;
+                continue;
+            }
+            ASSERT_EQ(bits(thirds(i)), bits(f(i) / 3.0f)) << "n=" << n << " i=" << i << " " << f(i);
+            ASSERT_EQ(bits(negated(i)), bits(f(i) / -0.7f)) << "n=" << n << " i=" << i << " " << f(i);
         }
     }
 }

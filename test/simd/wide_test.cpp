@@ -8,11 +8,14 @@
 //     up to past three unrolled iterations and for literals that do not fit;
 //   - words (32 integers in 16-bit lanes): every 8- and 16-bit integer loaded, every operation against the
 //     functor on every 16-bit value paired with edges and random values, and the fused loop on words against
-//     the per-element definition at every length up to past two unrolled iterations, streamed too.
+//     the per-element definition at every length up to past two unrolled iterations, streamed too;
+//   - f32 division by a literal (simd/divide.hpp) against the division instruction: every significand of the
+//     dividend for 44 divisors, and the edges of both.
 // Without AVX-512 (MIXT_SIMD_AVX512 == 0) there is nothing to check and the tests are skipped; the v4 test
 // configuration (./mixt test) runs them.
 
 #include <mixt/mixt.hpp>
+#include <mixt/simd/divide.hpp>
 #include <mixt/simd/wide.hpp>
 
 #include <gtest/gtest.h>
@@ -578,6 +581,74 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                                   << fn::bf16_bits(grouped[j * 16 + k]) << ", want " << want;
             }
     }
+    EXPECT_EQ(wrong, 0);
+}
+
+// f32 division by a literal (simd/divide.hpp) against the division instruction, bit for bit: every significand
+// of the dividend (each at an exponent of its own across the range that takes the multiplications, either sign)
+// for divisors with short and long significands, the ends of the divisors' range, and both signs; then batches
+// with one lane from the edges (zeros, subnormals, the ends of the dividends' range, infinities, NaNs with
+// payloads) among ordinary ones, and divisors outside the range (which divide).
+TEST(simd_wide, division_by_a_constant_has_the_bits_of_division) {
+    std::vector<float> divisors = {255.0f, 3.0f, 7.0f, 10.0f, 0.229f, 1.0f / 3.0f, 0.1f, 4.0f, 1.0f, 0x1p-20f, 0x1p20f,
+                                   std::nextafter(2.0f, 0.0f), std::nextafter(1.0f, 2.0f), std::nextafter(0x1p20f, 0.0f),
+                                   0x1.fffffep-20f, 1.5f, 127.5f, -255.0f, -0.5f, -3.0f};
+    std::mt19937 rng(43);
+    std::uniform_real_distribution<float> significand(1.0f, 2.0f);
+    std::uniform_int_distribution<int> exponent(-20, 19);
+    for (int k = 0; k < 24; ++k) divisors.push_back(std::ldexp(significand(rng), exponent(rng)) * (k % 3 == 0 ? -1.0f : 1.0f));
+
+    long wrong = 0;
+    const auto compare = [&](const float* a, float b, const simd::f32_divisor& d) {
+        alignas(64) float got[16];
+        alignas(64) float want[16];
+        _mm512_store_ps(got, simd::wide::divide(_mm512_loadu_ps(a), d));
+        _mm512_store_ps(want, _mm512_div_ps(_mm512_loadu_ps(a), _mm512_set1_ps(b)));
+        for (int k = 0; k < 16; ++k)
+            if (std::bit_cast<std::uint32_t>(got[k]) != std::bit_cast<std::uint32_t>(want[k]) && ++wrong <= 10)
+                ADD_FAILURE() << std::hexfloat << a[k] << " / " << b << ": " << got[k] << ", want " << want[k];
+    };
+    alignas(64) float a[16];
+    for (const float b : divisors) {
+        const auto d = simd::f32_divisor::of(b, true);
+        ASSERT_TRUE(d.by_reciprocal) << b; // (so that the multiplications are what is checked)
+        for (std::uint32_t m = 0; m < (1u << 23); m += 16) {
+            for (std::uint32_t k = 0; k < 16; ++k) {
+                const std::uint32_t i = m + k;
+                const std::uint32_t e = 127 - 60 + (i * 2654435761u >> 7) % 141; // 2^-60 .. 2^80
+                a[k] = std::bit_cast<float>(((i & 1u) << 31) | (e << 23) | i);
+            }
+            compare(a, b, d);
+        }
+    }
+
+    const float edges[] = {0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), -0x1p-140f,
+                           std::numeric_limits<float>::min(), 0x1p-60f, std::nextafter(0x1p-60f, 0.0f), -0x1p-61f,
+                           0x1p80f, std::nextafter(0x1p80f, INFINITY), 0x1.fffffep80f, 0x1p81f,
+                           std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), INFINITY, -INFINITY,
+                           std::bit_cast<float>(0x7fc00000u), std::bit_cast<float>(0xffc12345u),
+                           std::bit_cast<float>(0x7f800001u), std::bit_cast<float>(0xff812345u)};
+    const float others[] = {0x1p-21f, 0x1p21f, 0.0f, -0.0f, INFINITY, std::numeric_limits<float>::denorm_min(),
+                            std::bit_cast<float>(0x7fc01234u)};
+    for (const float b : divisors) {
+        const auto d = simd::f32_divisor::of(b, true);
+        for (const float edge : edges)
+            for (int lane = 0; lane < 16; lane += 5) {
+                for (int k = 0; k < 16; ++k) a[k] = std::ldexp(significand(rng), exponent(rng));
+                a[lane] = edge;
+                compare(a, b, d);
+            }
+    }
+    for (const float b : others) {
+        const auto d = simd::f32_divisor::of(b, true);
+        EXPECT_FALSE(d.by_reciprocal) << b;
+        for (const float edge : edges) {
+            for (int k = 0; k < 16; ++k) a[k] = std::ldexp(significand(rng), exponent(rng));
+            a[3] = edge;
+            compare(a, b, d);
+        }
+    }
+    EXPECT_FALSE(simd::f32_divisor::of(255.0f, false).by_reciprocal);
     EXPECT_EQ(wrong, 0);
 }
 

@@ -34,6 +34,7 @@
 #include "mixt/expr/expression.hpp"
 #include "mixt/simd/arch.hpp"
 #include "mixt/simd/convert.hpp"
+#include "mixt/simd/divide.hpp"
 #include "mixt/simd/halves.hpp"
 #include "mixt/simd/ops.hpp"
 #include "mixt/simd/stream.hpp"
@@ -78,6 +79,20 @@ inline constexpr bool prefetch_enabled =
 inline bool software_prefetch_pays() noexcept {
 #if defined(MIXT_SOFTWARE_PREFETCH)
     return prefetch_enabled;
+#else
+    static const bool pays = !simd::cpu_is_amd();
+    return pays;
+#endif
+}
+
+/// Whether the 16-lane loop divides f32 by a literal with a multiplication and two fused multiply-adds
+/// (simd/divide.hpp, the same bits): on CPUs that are not AMD, decided once per program from the CPU's vendor. A
+/// division there occupies the divider for about twice the time the three operations take, and a loop with two
+/// divisions per element is bound by them; on AMD the divider keeps up with the loop (docs/performance-notes.md,
+/// "Division by a literal"). MIXT_DIVIDE_BY_RECIPROCAL=0 or 1 decides it at compile time instead.
+inline bool division_by_reciprocal_pays() noexcept {
+#if defined(MIXT_DIVIDE_BY_RECIPROCAL)
+    return MIXT_DIVIDE_BY_RECIPROCAL != 0;
 #else
     static const bool pays = !simd::cpu_is_amd();
     return pays;
@@ -212,12 +227,23 @@ struct hoisted_leaf_kernel {
 /// any loop reads from one place (moved_to): wide_unroll loads of 32 words (simd::wide::load_words).
 inline constexpr index_t broadcast_copies = 128;
 
+/// What a literal that divides needs besides its value: an f32 one, the divisor of simd/divide.hpp.
+template <class T>
+struct divisor_of {
+    static divisor_of of(T) noexcept { return {}; }
+};
+template <>
+struct divisor_of<float> : simd::f32_divisor {
+    static divisor_of of(float s) noexcept { return {simd::f32_divisor::of(s, division_by_reciprocal_pays())}; }
+};
+
 template <class T>
 struct const_kernel {
     simd::batch<T> v;
     T s;
+    [[no_unique_address]] divisor_of<T> divisor;
     /// The kernel of the value s (already converted to T).
-    static const_kernel of(T s) { return {simd::broadcast(s), s}; }
+    static const_kernel of(T s) { return {simd::broadcast(s), s, divisor_of<T>::of(s)}; }
     const simd::batch<T>& at(index_t) const { return v; }
     const simd::batch<T>& at_partial(index_t, int) const { return v; }
     const simd::batch<T>& at_store(index_t) const { return v; }
@@ -265,6 +291,17 @@ struct is_leaf_kernel : std::false_type {};
 template <class T>
 struct is_leaf_kernel<leaf_kernel<T>> : std::true_type {};
 
+template <class K>
+struct is_f32_const_kernel : std::false_type {};
+template <>
+struct is_f32_const_kernel<const_kernel<float>> : std::true_type {};
+
+/// Whether an operation is an f32 division by a literal (its 16-lane batches: simd::wide::divide).
+template <class Fn, class R, class... Ks>
+inline constexpr bool divides_by_literal_v = false;
+template <class A, class B>
+inline constexpr bool divides_by_literal_v<div_fn, float, A, B> = is_f32_const_kernel<B>::value;
+
 #if MIXT_SIMD_AVX512
 /// k.wide_at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.
 template <class Fn, class K>
@@ -291,11 +328,19 @@ struct op_kernel {
     }
 #if MIXT_SIMD_AVX512
     auto wide_at(index_t i) const {
-        return std::apply([&](const auto&... k) { return simd::wide::apply<R>(Fn{}, wide_operand<Fn>(k, i)...); }, ks);
+        if constexpr (divides_by_literal_v<Fn, R, Ks...>)
+            return simd::wide::batch<float>{
+                simd::wide::divide(wide_operand<Fn>(std::get<0>(ks), i).v, std::get<1>(ks).divisor)};
+        else
+            return std::apply([&](const auto&... k) { return simd::wide::apply<R>(Fn{}, wide_operand<Fn>(k, i)...); },
+                              ks);
     }
     auto wide_at_store(index_t i) const {
-        return std::apply(
-            [&](const auto&... k) { return simd::wide::apply_unrounded<R>(Fn{}, wide_operand<Fn>(k, i)...); }, ks);
+        if constexpr (divides_by_literal_v<Fn, R, Ks...>)
+            return wide_at(i); // (an f32 result: nothing to round)
+        else
+            return std::apply(
+                [&](const auto&... k) { return simd::wide::apply_unrounded<R>(Fn{}, wide_operand<Fn>(k, i)...); }, ks);
     }
     __m512i word_at(index_t i) const {
         return std::apply([&](const auto&... k) { return simd::wide::apply_words(Fn{}, k.word_at(i)...); }, ks);
