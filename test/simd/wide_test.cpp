@@ -10,7 +10,7 @@
 //     functor on every 16-bit value paired with edges and random values, and the fused loop on words against
 //     the per-element definition at every length up to past two unrolled iterations, streamed too;
 //   - f32 division by a literal (simd/divide.hpp) against the division instruction: every significand of the
-//     dividend for 44 divisors, and the edges of both.
+//     dividend for every short-significand divisor and 44 others, and the edges of both.
 // Without AVX-512 (MIXT_SIMD_AVX512 == 0) there is nothing to check and the tests are skipped; the v4 test
 // configuration (./mixt test) runs them.
 
@@ -584,11 +584,12 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     EXPECT_EQ(wrong, 0);
 }
 
-// f32 division by a literal (simd/divide.hpp) against the division instruction, bit for bit: every significand
-// of the dividend (each at an exponent of its own across the range that takes the multiplications, either sign)
-// for divisors with short and long significands, the ends of the divisors' range, and both signs; then batches
-// with one lane from the edges (zeros, subnormals, the ends of the dividends' range, infinities, NaNs with
-// payloads) among ordinary ones, and divisors outside the range (which divide).
+// f32 division by a literal (simd/divide.hpp) against the division instruction, bit for bit: every divisor taken
+// for its short significand (the 128 significands of at most 8 significant bits, at exponents across the range,
+// either sign) and 44 others, each against every significand of the dividend (at an exponent of its own across
+// the range that takes the multiplications, either sign); then batches with one lane from the edges (zeros,
+// subnormals, the ends of the dividends' range, infinities, NaNs with payloads) among ordinary ones, and divisors
+// that divide (outside the range, or neither reason of divide.hpp).
 TEST(simd_wide, division_by_a_constant_has_the_bits_of_division) {
     std::vector<float> divisors = {255.0f, 3.0f, 7.0f, 10.0f, 0.229f, 1.0f / 3.0f, 0.1f, 4.0f, 1.0f, 0x1p-20f, 0x1p20f,
                                    std::nextafter(2.0f, 0.0f), std::nextafter(1.0f, 2.0f), std::nextafter(0x1p20f, 0.0f),
@@ -597,6 +598,8 @@ TEST(simd_wide, division_by_a_constant_has_the_bits_of_division) {
     std::uniform_real_distribution<float> significand(1.0f, 2.0f);
     std::uniform_int_distribution<int> exponent(-20, 19);
     for (int k = 0; k < 24; ++k) divisors.push_back(std::ldexp(significand(rng), exponent(rng)) * (k % 3 == 0 ? -1.0f : 1.0f));
+    std::vector<float> short_divisors;
+    for (int k = 0; k < 128; ++k) short_divisors.push_back(std::ldexp(1.0f + static_cast<float>(k) / 128, k % 40 - 20) * (k % 2 ? -1.0f : 1.0f));
 
     long wrong = 0;
     const auto compare = [&](const float* a, float b, const simd::f32_divisor& d) {
@@ -609,18 +612,26 @@ TEST(simd_wide, division_by_a_constant_has_the_bits_of_division) {
                 ADD_FAILURE() << std::hexfloat << a[k] << " / " << b << ": " << got[k] << ", want " << want[k];
     };
     alignas(64) float a[16];
-    for (const float b : divisors) {
+    const auto every_significand = [&](float b) {
         const auto d = simd::f32_divisor::of(b, true);
-        ASSERT_TRUE(d.by_reciprocal) << b; // (so that the multiplications are what is checked)
         for (std::uint32_t m = 0; m < (1u << 23); m += 16) {
             for (std::uint32_t k = 0; k < 16; ++k) {
                 const std::uint32_t i = m + k;
-                const std::uint32_t e = 127 - 60 + (i * 2654435761u >> 7) % 141; // 2^-60 .. 2^80
+                const std::uint32_t e = 127 - 60 + (i * 2654435761u >> 7) % 140; // 2^-60 .. 2^79: all in the range
                 a[k] = std::bit_cast<float>(((i & 1u) << 31) | (e << 23) | i);
             }
             compare(a, b, d);
         }
-    }
+        return d.by_reciprocal;
+    };
+    for (const float b : short_divisors) ASSERT_TRUE(every_significand(b)) << b << " (a short significand)";
+    int by_reciprocal = 0;
+    for (const float b : divisors) by_reciprocal += every_significand(b);
+    // Each reason takes some (the theorem's: 0.229, 0.1; the short significands': 255, 3, 7, 10), not all.
+    EXPECT_TRUE(simd::f32_divisor::of(0.229f, true).by_reciprocal && simd::f32_divisor::of(-255.0f, true).by_reciprocal);
+    EXPECT_FALSE(simd::f32_divisor::of(std::nextafter(2.0f, 0.0f), true).by_reciprocal);
+    EXPECT_GT(by_reciprocal, 20);
+    EXPECT_LT(by_reciprocal, static_cast<int>(divisors.size()));
 
     const float edges[] = {0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), -0x1p-140f,
                            std::numeric_limits<float>::min(), 0x1p-60f, std::nextafter(0x1p-60f, 0.0f), -0x1p-61f,

@@ -4,20 +4,25 @@
 // f32 division by a value known before the loop (a literal: `u8 / 255`), with a multiplication and two fused
 // multiply-adds instead of a division, and the same bits:
 //   - f32_divisor::of(b, chosen): b, its magnitude's reciprocal rounded to nearest, and whether the loop divides
-//     that way (chosen by the caller's rule, and only for |b| in [2^-20, 2^20]);
+//     that way (chosen by the caller's rule, for the divisors below, and only in AVX-512 builds);
 //   - wide::divide(a, d): a / b for 16 lanes (AVX-512).
 //
-// Why the bits are those of the division. With y = RN(1/|b|), q = RN(a * y) is within one ulp of a / |b|; the
-// remainder r = |b| * q - a is then exactly representable and one fused multiply-add makes it exactly; and
-// RN(q - r * y) is RN(a / |b|) (Markstein's theorem, for round-to-nearest binary arithmetic without underflow or
-// overflow in any step). The conditions hold where |a| is in [2^-60, 2^80] and |b| in [2^-20, 2^20]: the quotient
-// then lies in [2^-81, 2^101], far from both ends of f32's normal range, and the exponents of |b| and q sum to well
-// above what exactness of the remainder needs (-103). A zero a comes out as the signed zero of a / |b| (the
-// remainder is +0, and q - (+0) keeps q's sign). A negative b divides a with its sign flipped by |b|: the same
-// value, as negation is exact. Every other lane (subnormal, tiny or huge a, infinities, NaNs) is rare, so a batch
-// with one takes the division instruction for all 16 lanes, with the operands as given, NaN payloads included.
-// simd_wide.division_by_a_constant_has_the_bits_of_division runs every significand of a against many divisors.
+// The computation. With y = RN(1/|b|): q = RN(a * y), the remainder r = |b| * q - a by one fused multiply-add, and
+// the result RN(q - r * y). Where |a| lies in [2^-60, 2^80] and |b| in [2^-20, 2^20] nothing underflows or
+// overflows (the quotient lies in [2^-80, 2^100], and the exponents of |b| and q sum to at least -100, where the
+// remainder's exactness needs -103), so only the significands matter, and a divisor is taken for one of two reasons:
+//   - the theorem: where y's relative error |y * |b| - 1| (exact by one fused multiply-add) is below 2^-25, q is
+//     within one ulp of a / |b| for every a, r is exact, and RN(q - r * y) is RN(a / |b|) (Markstein's theorem:
+//     y within half an ulp of 1/|b|, q within one ulp of the quotient). About two divisors in three;
+//   - the exhaustive check: a divisor whose significand has at most 8 significant bits (255, 3, 10, 100, 1000,
+//     127.5, ...), each of which simd_wide.division_by_a_constant_has_the_bits_of_division divides every
+//     significand of the dividend by, bit for bit against the division (exponents only scale every step).
+// Any other divisor divides. A zero a comes out as the signed zero of a / |b| (the remainder is +0, and q - (+0)
+// keeps q's sign); a negative b divides a with its sign flipped by |b| (the same value: negation is exact). Every
+// other lane (subnormal, tiny or huge a, infinities, NaNs) is rare, so a batch with one takes the division
+// instruction for all 16 lanes, with the operands as given, NaN payloads included.
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -37,7 +42,8 @@ struct f32_divisor {
     std::uint32_t sign = 0;  // b's sign bit
     bool by_reciprocal = false;
 
-    /// b's divisor; by_reciprocal where `chosen` and |b| lies in [2^-20, 2^20] (finite, not zero).
+    /// b's divisor; by_reciprocal where `chosen`, |b| lies in [2^-20, 2^20] and one of the two reasons above holds
+    /// (always false without AVX-512, where nothing divides this way).
     static f32_divisor of(float b, bool chosen) noexcept {
         f32_divisor d;
         d.divisor = b;
@@ -46,8 +52,16 @@ struct f32_divisor {
         d.sign = bits & 0x80000000u;
         bits &= 0x7fffffffu;
         std::memcpy(&d.magnitude, &bits, sizeof bits);
-        d.by_reciprocal = chosen && d.magnitude >= 0x1p-20f && d.magnitude <= 0x1p20f;
-        if (d.by_reciprocal) d.inverse = 1.0f / d.magnitude;
+#if MIXT_SIMD_AVX512
+        if (chosen && d.magnitude >= 0x1p-20f && d.magnitude <= 0x1p20f) {
+            d.inverse = 1.0f / d.magnitude;
+            const bool short_significand = (bits & 0x7fffu) == 0; // at most 8 significant bits
+            const float error = std::fma(d.inverse, d.magnitude, -1.0f); // y * |b| - 1, exact
+            d.by_reciprocal = short_significand || std::fabs(error) < 0x1p-25f;
+        }
+#else
+        (void)chosen;
+#endif
         return d;
     }
 };
