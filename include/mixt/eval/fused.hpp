@@ -80,8 +80,7 @@ inline bool software_prefetch_pays() noexcept {
 #if defined(MIXT_SOFTWARE_PREFETCH)
     return prefetch_enabled;
 #else
-    static const bool pays = !simd::cpu_is_amd();
-    return pays;
+    return !simd::running_on_amd();
 #endif
 }
 
@@ -94,8 +93,7 @@ inline bool division_by_reciprocal_pays() noexcept {
 #if defined(MIXT_DIVIDE_BY_RECIPROCAL)
     return MIXT_DIVIDE_BY_RECIPROCAL != 0;
 #else
-    static const bool pays = !simd::cpu_is_amd();
-    return pays;
+    return !simd::running_on_amd();
 #endif
 }
 
@@ -291,16 +289,11 @@ struct is_leaf_kernel : std::false_type {};
 template <class T>
 struct is_leaf_kernel<leaf_kernel<T>> : std::true_type {};
 
-template <class K>
-struct is_f32_const_kernel : std::false_type {};
-template <>
-struct is_f32_const_kernel<const_kernel<float>> : std::true_type {};
-
 /// Whether an operation is an f32 division by a literal (its 16-lane batches: simd::wide::divide).
 template <class Fn, class R, class... Ks>
 inline constexpr bool divides_by_literal_v = false;
 template <class A, class B>
-inline constexpr bool divides_by_literal_v<div_fn, float, A, B> = is_f32_const_kernel<B>::value;
+inline constexpr bool divides_by_literal_v<div_fn, float, A, B> = std::is_same_v<B, const_kernel<float>>;
 
 #if MIXT_SIMD_AVX512
 /// k.wide_at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.

@@ -82,7 +82,7 @@ inline constexpr bool transposes_rows_v =
 /// that order through a page, and from DRAM the rows then took several times the hand loop's time, while read in memory
 /// order they run ahead of it; on Intel CPUs the transposition was as fast from DRAM and faster from L2
 /// (docs/performance-notes.md, "Short rows by CPU family" and "Which short-row choices depend on the vendor"). Decided
-/// once per program from the CPU's vendor (simd::cpu_is_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
+/// once per program from the CPU's vendor (simd::running_on_amd); MIXT_TRANSPOSE_LONG_ROWS=0 or 1 decides it at compile
 /// time instead. Rows computed into a buffer first are transposed everywhere (in L1, where the order costs nothing).
 /// Rows whose result does not depend on the grouping (rows_folded_in_order, eval/reduce.hpp) and rows of a narrower
 /// integer (fold_widened_rows_across, sum_byte_rows_across) are read in memory order on every CPU: both families
@@ -91,8 +91,7 @@ inline bool long_rows_transposed() noexcept {
 #if defined(MIXT_TRANSPOSE_LONG_ROWS)
     return MIXT_TRANSPOSE_LONG_ROWS != 0;
 #else
-    static const bool transposed = !simd::cpu_is_amd();
-    return transposed;
+    return !simd::running_on_amd();
 #endif
 }
 

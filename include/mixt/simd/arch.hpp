@@ -122,9 +122,8 @@ inline constexpr bool avx2 = MIXT_SIMD_AVX2 != 0;
 inline constexpr bool avx512 = MIXT_SIMD_AVX512 != 0;
 
 /// Whether the CPU running the program is an AMD one (CPUID's vendor string "AuthenticAMD"); false where the
-/// compiler offers no CPUID (and off x86). Cold: asked once per program (software_prefetch_pays,
-/// division_by_reciprocal_pays and long_rows_transposed keep the answer), so that the code asking stays small
-/// enough to inline into every pass's plan.
+/// compiler offers no CPUID (and off x86). Cold: asked once per program (running_on_amd keeps the answer), so that
+/// the code asking stays small enough to inline into every pass's plan.
 MIXT_COLD inline bool cpu_is_amd() noexcept {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -137,6 +136,13 @@ MIXT_COLD inline bool cpu_is_amd() noexcept {
 #else
     return false;
 #endif
+}
+
+/// cpu_is_amd, asked once per program: what the per-family rules (software_prefetch_pays,
+/// division_by_reciprocal_pays, long_rows_transposed) are decided from.
+inline bool running_on_amd() noexcept {
+    static const bool amd = cpu_is_amd();
+    return amd;
 }
 
 } // namespace mixt::simd
