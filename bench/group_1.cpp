@@ -103,10 +103,11 @@ struct e4 {
 #if MIXT_SIMD_AVX512
     // Only the work with mixt's bits (issue 43's compute floor), 16 elements at a time: both bf16 operands
     // widened (vpmovzxwd, vpslld), the product, rounded to bf16 in integer arithmetic as f32 bits (0x7fff added,
-    // or 0x8000 where the bit that becomes bf16's last is set; a NaN keeps its bits with the quiet bit set; the
-    // low half cleared), the sum and a 64-byte store. Eigen's loop rounds with vcvtneps2bf16 instead, which reads
-    // a subnormal product as zero (wrong bits); the CPU's conversion with a test for such a lane was slower than
-    // this (docs/performance-notes.md). Streamed stores where mixt streams; no plan.
+    // or 0x8000 where the bit that becomes bf16's last is set, the low half cleared: a product of bf16 values
+    // that is NaN has a zero low half, which the addition leaves as it is), the sum and a 64-byte store. Eigen's
+    // loop rounds with vcvtneps2bf16 instead, which reads a subnormal product as zero (wrong bits); the CPU's
+    // conversion with a test for such a lane was slower than this (docs/performance-notes.md). Streamed stores
+    // where mixt streams; no plan.
     static void compute_floor(index_t n, float* r, const bf16* a, const bf16* b, const float* c) {
         const bool stream = mixt::detail::use_streaming(n, 12) && reinterpret_cast<std::uintptr_t>(r) % 64 == 0;
         const auto widen = [](const bf16* p) {
@@ -118,9 +119,7 @@ struct e4 {
             const __m512i up = _mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff));
             const __m512i even = _mm512_mask_add_epi32(
                 up, _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x10000)), bits, _mm512_set1_epi32(0x8000));
-            const __m512i kept = _mm512_mask_or_epi32(even, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), bits,
-                                                      _mm512_set1_epi32(0x400000));
-            return _mm512_castsi512_ps(_mm512_and_si512(kept, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+            return _mm512_castsi512_ps(_mm512_and_si512(even, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
         };
         index_t i = 0;
         for (; i + 16 <= n; i += 16) {

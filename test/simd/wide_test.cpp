@@ -584,6 +584,89 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     EXPECT_EQ(wrong, 0);
 }
 
+// The rounding of an arithmetic result to bf16 (the result of + - * / or sqrt on lanes holding bf16 values,
+// arithmetic_to_bf16_high, arithmetic_f32x8_to_bf16_high), which leaves out the NaN test: on every high half of
+// an f32 with low halves on and around the tie, against mixt::convert (infinities and NaNs only with a zero low
+// half: the NaNs such arithmetic makes); and what it relies on, that x86 arithmetic on bf16 values makes no NaN with a
+// nonzero low half: each bf16 NaN (either sign, every payload) and the default NaN's causes against ordinary
+// values, zeros, infinities and NaNs, through both widths.
+TEST(simd_wide, bf16_rounding_of_arithmetic_results_matches_mixt_convert) {
+    const std::uint32_t lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
+                                    0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
+    long wrong = 0;
+    alignas(64) float in[16];
+    alignas(64) float got16[16];
+    alignas(64) float got8[16];
+    for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
+        const bool inf_or_nan = (hi & 0x7f80u) == 0x7f80u; // (with a nonzero low half, a NaN such arithmetic does not make)
+        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | (inf_or_nan ? 0u : lows[k]));
+        _mm512_store_si512(got16, simd::wide::detail::arithmetic_to_bf16_high(_mm512_load_ps(in)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(got8), simd::detail::arithmetic_f32x8_to_bf16_high(_mm256_load_ps(in)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(got8 + 8),
+                           simd::detail::arithmetic_f32x8_to_bf16_high(_mm256_load_ps(in + 8)));
+        for (int k = 0; k < 16; ++k) {
+            const auto want = std::bit_cast<std::uint32_t>(mixt::convert<float>(mixt::convert<bf16>(in[k])));
+            const auto w16 = std::bit_cast<std::uint32_t>(got16[k]), w8 = std::bit_cast<std::uint32_t>(got8[k]);
+            if ((!mixt_test::same_result_bits<float>(w16, want) || !mixt_test::same_result_bits<float>(w8, want)) &&
+                ++wrong <= 10)
+                ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(in[k]) << ": 16-lane " << w16
+                              << ", 8-lane " << w8 << ", want " << want;
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+
+    std::vector<bf16> a, b;
+    const float others[] = {0.0f, -0.0f, 1.0f, -3.5f, 1e30f, 1e-30f, std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+    for (std::uint32_t h = 0; h < 0x10000u; ++h) {
+        if ((h & 0x7f80u) != 0x7f80u || (h & 0x7fu) == 0) continue; // the NaNs
+        for (const float o : others) {
+            a.push_back(std::bit_cast<bf16>(static_cast<std::uint16_t>(h)));
+            b.push_back(static_cast<bf16>(o));
+            a.push_back(static_cast<bf16>(o));
+            b.push_back(std::bit_cast<bf16>(static_cast<std::uint16_t>(h)));
+        }
+    }
+    for (const float x : others) // 0 * inf, inf - inf, 0 / 0, inf / inf: the default NaN
+        for (const float y : others) {
+            a.push_back(static_cast<bf16>(x));
+            b.push_back(static_cast<bf16>(y));
+        }
+    a.push_back(static_cast<bf16>(-1.0f)); // sqrt's default NaN
+    b.push_back(static_cast<bf16>(1.0f));
+    while (a.size() % 16 != 0) {
+        a.push_back(static_cast<bf16>(2.0f));
+        b.push_back(static_cast<bf16>(3.0f));
+    }
+    long low_bits = 0;
+    const auto check = [&](const char* what, __m512 r) {
+        alignas(64) std::uint32_t bits[16];
+        _mm512_store_si512(bits, _mm512_castps_si512(r));
+        for (const std::uint32_t x : bits)
+            if (mixt_test::is_nan_bits<float>(x) && (x & 0xffffu) != 0 && ++low_bits <= 10)
+                ADD_FAILURE() << what << " made the NaN " << std::hex << x;
+    };
+    const auto check8 = [&](const char* what, __m256 lo, __m256 hi) {
+        check(what, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+    };
+    for (std::size_t i = 0; i < a.size(); i += 16) {
+        const __m512 x = simd::wide::load_operand(a.data() + i).v, y = simd::wide::load_operand(b.data() + i).v;
+        check("+", simd::wide::detail::arith<fn::add_fn>(x, y));
+        check("-", simd::wide::detail::arith<fn::sub_fn>(x, y));
+        check("*", simd::wide::detail::arith<fn::mul_fn>(x, y));
+        check("/", simd::wide::detail::arith<fn::div_fn>(x, y));
+        check("sqrt", _mm512_sqrt_ps(x));
+        const __m256 x0 = simd::load(a.data() + i).v, x1 = simd::load(a.data() + i + 8).v;
+        const __m256 y0 = simd::load(b.data() + i).v, y1 = simd::load(b.data() + i + 8).v;
+        check8("8-lane +", simd::detail::arith_ps<fn::add_fn>(x0, y0), simd::detail::arith_ps<fn::add_fn>(x1, y1));
+        check8("8-lane -", simd::detail::arith_ps<fn::sub_fn>(x0, y0), simd::detail::arith_ps<fn::sub_fn>(x1, y1));
+        check8("8-lane *", simd::detail::arith_ps<fn::mul_fn>(x0, y0), simd::detail::arith_ps<fn::mul_fn>(x1, y1));
+        check8("8-lane /", simd::detail::arith_ps<fn::div_fn>(x0, y0), simd::detail::arith_ps<fn::div_fn>(x1, y1));
+        check8("8-lane sqrt", _mm256_sqrt_ps(x0), _mm256_sqrt_ps(x1));
+    }
+    EXPECT_EQ(low_bits, 0);
+}
+
 // f32 division by a literal (simd/divide.hpp) against the division instruction, bit for bit: every divisor taken
 // for its short significand (the 128 significands of at most 8 significant bits, at exponents across the range,
 // either sign) and 44 others, each against every significand of the dividend (at an exponent of its own across

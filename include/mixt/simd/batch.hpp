@@ -206,6 +206,16 @@ inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
     return _mm256_and_si256(_mm256_blendv_epi8(rounded, quiet, nan), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
+// f32x8_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
+// values): there a NaN lane is one of the operands (quieted) or the default NaN, whose low 16 bits are zero, so
+// that adding at most 0x8000 leaves it the same NaN and the NaN test and blend are not needed.
+inline __m256i arithmetic_f32x8_to_bf16_high(__m256 f) noexcept {
+    const __m256i b = _mm256_castps_si256(f);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+    return _mm256_and_si256(rounded, _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
+}
+
 // The low 16 bits (or the high 16) of each 32-bit lane, packed: truncation, so it wraps whatever the lanes
 // hold (the low 8 bits: narrow_to_u8, simd/narrow.hpp).
 inline __m128i narrow_to_u16(__m256i v, bool high_half = false) noexcept {

@@ -38,12 +38,14 @@ namespace fn = ::mixt::detail;
 template <class T>
 inline constexpr bool is_f32_batch_v = is_f32_lane_v<T>;
 
-// A float result rounded to the node's type T (a no-op for float), or with Round false left unrounded, for a
-// store to round (simd::apply_unrounded).
+// A float result of arithmetic on batches of T rounded to T (a no-op for float), or with Round false left
+// unrounded, for a store to round (simd::apply_unrounded).
 template <class T, bool Round = true>
 inline batch<T> round_f32(__m256 r) noexcept {
     if constexpr (std::is_same_v<T, float> || !Round)
         return {r};
+    else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
+        return {_mm256_castsi256_ps(arithmetic_f32x8_to_bf16_high(r))};
     else
         return simd::convert<T>(batch<float>{r});
 }

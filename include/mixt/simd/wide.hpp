@@ -124,6 +124,18 @@ inline __m512i f32_to_bf16_high(__m512 f) noexcept {
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
+// f32_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
+// values), in four instructions: there a NaN lane is one of the operands (quieted) or the default NaN, whose low
+// 16 bits are zero, so that adding at most 0x8000 leaves it the same NaN and the NaN test is not needed. Any
+// other lane is rounded as f32_to_bf16_high rounds it.
+inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
+    const __m512i b = _mm512_castps_si512(f);
+    const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00010000));
+    const __m512i half = _mm512_add_epi32(b, _mm512_set1_epi32(0x7fff));
+    return _mm512_and_si512(_mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000)),
+                            _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
+}
+
 // f32 -> bf16 bits rounded to nearest even in integer arithmetic, packed (exact for every input).
 inline __m256i f32_to_bf16_by_integers(__m512 f) noexcept {
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(f), 16));
@@ -397,13 +409,16 @@ __m512 round_to(__m512 f) noexcept {
         return f;
 }
 
-// An f32 result rounded to T, or with Round false left unrounded for a store to round.
+// An f32 result of arithmetic on batches of T rounded to T, or with Round false left unrounded for a store to
+// round.
 template <class T, bool Round>
 batch<T> result(__m512 f) noexcept {
-    if constexpr (Round)
-        return {round_to<T>(f)};
-    else
+    if constexpr (!Round)
         return {f};
+    else if constexpr (std::is_same_v<T, Eigen::bfloat16>)
+        return {_mm512_castsi512_ps(arithmetic_to_bf16_high(f))};
+    else
+        return {round_to<T>(f)};
 }
 } // namespace detail
 
