@@ -512,13 +512,15 @@ TEST(simd_wide, fused_loop_on_words_matches_the_definition_at_every_length) {
     static_assert(fn::word_loop_v<i16, decltype(fn::make_kernel<i16>(mixt::lazy(std::declval<const TU8&>()) + std::declval<const T8&>()))>);
 }
 
+// Low halves of an f32 on and around bf16's rounding tie (0x8000), and others.
+constexpr std::uint32_t tie_lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
+                                        0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
+
 // f32 -> bf16 on every high half of an f32 (every bf16 neighbourhood: zeros, subnormals, normals, inf, NaN) with
 // low halves on and around the tie: the 16-lane store, its rounding kept in f32 lanes, and the 8-lane store,
 // against mixt::convert. Where the target has AVX512-BF16 this checks the CPU's vcvtneps2bf16 and the repair of the
 // lanes it reads as zero (subnormal inputs), one batch at a time and in the fused loop's groups (store_group).
 TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
-    const std::uint32_t lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
-                                    0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
     long wrong = 0;
     alignas(64) float in[16];
     alignas(64) bf16 out16[16];
@@ -531,7 +533,7 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     alignas(64) bf16 streamed3[48];
     alignas(64) bf16 converted3[48];
     for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
-        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | lows[k]);
+        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | tie_lows[k]);
         simd::wide::store(out16, simd::wide::batch<bf16>{_mm512_load_ps(in)});
         simd::store(out8, simd::batch<bf16>{_mm256_load_ps(in)});
         simd::store(out8 + 8, simd::batch<bf16>{_mm256_load_ps(in + 8)});
@@ -586,20 +588,18 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
 
 // The rounding of an arithmetic result to bf16 (the result of + - * / or sqrt on lanes holding bf16 values,
 // arithmetic_to_bf16_high, arithmetic_f32x8_to_bf16_high), which leaves out the NaN test: on every high half of
-// an f32 with low halves on and around the tie, against mixt::convert (infinities and NaNs only with a zero low
-// half: the NaNs such arithmetic makes); and what it relies on, that x86 arithmetic on bf16 values makes no NaN with a
-// nonzero low half: each bf16 NaN (either sign, every payload) and the default NaN's causes against ordinary
-// values, zeros, infinities and NaNs, through both widths.
+// an f32 with the tie_lows, against mixt::convert (infinities and NaNs only with a zero low half: the NaNs such
+// arithmetic makes); and what it relies on, that x86 arithmetic on bf16 values makes no NaN with a nonzero low
+// half: each bf16 NaN (either sign, every payload) and the default NaN's causes against ordinary values, zeros,
+// infinities and NaNs, through both widths.
 TEST(simd_wide, bf16_rounding_of_arithmetic_results_matches_mixt_convert) {
-    const std::uint32_t lows[16] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x4000, 0xc000,
-                                    0x7ffe, 0x8002, 0x1234, 0xfedc, 0x0100, 0x00ff, 0xff00, 0x5555};
     long wrong = 0;
     alignas(64) float in[16];
     alignas(64) float got16[16];
     alignas(64) float got8[16];
     for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
         const bool inf_or_nan = (hi & 0x7f80u) == 0x7f80u; // (with a nonzero low half, a NaN such arithmetic does not make)
-        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | (inf_or_nan ? 0u : lows[k]));
+        for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | (inf_or_nan ? 0u : tie_lows[k]));
         _mm512_store_si512(got16, simd::wide::detail::arithmetic_to_bf16_high(_mm512_load_ps(in)));
         _mm256_store_si256(reinterpret_cast<__m256i*>(got8), simd::detail::arithmetic_f32x8_to_bf16_high(_mm256_load_ps(in)));
         _mm256_store_si256(reinterpret_cast<__m256i*>(got8 + 8),
