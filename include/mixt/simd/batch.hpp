@@ -208,7 +208,8 @@ inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
 
 // f32x8_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
 // values): there a NaN lane is one of the operands (quieted) or the default NaN, whose low 16 bits are zero, so
-// that adding at most 0x8000 leaves it the same NaN and the NaN test and blend are not needed.
+// that adding at most 0x8000 leaves it the same NaN and the NaN test and blend are not needed (as the 16-lane
+// simd::wide::detail::arithmetic_to_bf16_high, and resting on the same rule: batch<bf16> lanes hold bf16 values).
 inline __m256i arithmetic_f32x8_to_bf16_high(__m256 f) noexcept {
     const __m256i b = _mm256_castps_si256(f);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));

@@ -127,7 +127,8 @@ inline __m512i f32_to_bf16_high(__m512 f) noexcept {
 // f32_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
 // values), in four instructions: there a NaN lane is one of the operands (quieted) or the default NaN, whose low
 // 16 bits are zero, so that adding at most 0x8000 leaves it the same NaN and the NaN test is not needed. Any
-// other lane is rounded as f32_to_bf16_high rounds it.
+// other lane is rounded as f32_to_bf16_high rounds it. (This rests on batch<bf16>'s own rule, that its lanes hold
+// bf16 values: a NaN computed from lanes that do not, such as an unrounded batch, could come out as a zero.)
 inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
     const __m512i b = _mm512_castps_si512(f);
     const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00010000));
