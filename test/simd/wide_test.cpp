@@ -656,8 +656,8 @@ TEST(simd_wide, bf16_rounding_of_arithmetic_results_matches_mixt_convert) {
         check("*", simd::wide::detail::arith<fn::mul_fn>(x, y));
         check("/", simd::wide::detail::arith<fn::div_fn>(x, y));
         check("sqrt", _mm512_sqrt_ps(x));
-        const __m256 x0 = simd::load(a.data() + i).v, x1 = simd::load(a.data() + i + 8).v;
-        const __m256 y0 = simd::load(b.data() + i).v, y1 = simd::load(b.data() + i + 8).v;
+        const __m256 x0 = simd::load_operand(a.data() + i).v, x1 = simd::load_operand(a.data() + i + 8).v;
+        const __m256 y0 = simd::load_operand(b.data() + i).v, y1 = simd::load_operand(b.data() + i + 8).v;
         check8("8-lane +", simd::detail::arith_ps<fn::add_fn>(x0, y0), simd::detail::arith_ps<fn::add_fn>(x1, y1));
         check8("8-lane -", simd::detail::arith_ps<fn::sub_fn>(x0, y0), simd::detail::arith_ps<fn::sub_fn>(x1, y1));
         check8("8-lane *", simd::detail::arith_ps<fn::mul_fn>(x0, y0), simd::detail::arith_ps<fn::mul_fn>(x1, y1));

@@ -295,6 +295,17 @@ inline constexpr bool divides_by_literal_v = false;
 template <class A, class B>
 inline constexpr bool divides_by_literal_v<div_fn, float, A, B> = std::is_same_v<B, const_kernel<float>>;
 
+/// k.at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.
+template <class Fn, class K>
+auto batch_operand(const K& k, index_t i) {
+#if MIXT_SIMD_AVX2
+    if constexpr (quiets_operands_v<Fn> && is_leaf_kernel<K>::value)
+        return simd::load_operand(k.at_ptr(i));
+    else
+#endif
+        return k.at(i);
+}
+
 #if MIXT_SIMD_AVX512
 /// k.wide_at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.
 template <class Fn, class K>
@@ -311,13 +322,14 @@ struct op_kernel {
     using fn = Fn;
     std::tuple<Ks...> ks;
     simd::batch<R> at(index_t i) const {
-        return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, k.at(i)...); }, ks);
+        return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, batch_operand<Fn>(k, i)...); }, ks);
     }
     simd::batch<R> at_partial(index_t i, int n) const {
         return std::apply([&](const auto&... k) { return simd::apply<R>(Fn{}, k.at_partial(i, n)...); }, ks);
     }
     simd::batch<R> at_store(index_t i) const {
-        return std::apply([&](const auto&... k) { return simd::apply_unrounded<R>(Fn{}, k.at(i)...); }, ks);
+        return std::apply([&](const auto&... k) { return simd::apply_unrounded<R>(Fn{}, batch_operand<Fn>(k, i)...); },
+                          ks);
     }
 #if MIXT_SIMD_AVX512
     auto wide_at(index_t i) const {

@@ -311,6 +311,19 @@ batch<T> load(const T* p) noexcept {
     }
 }
 
+/// load(p) for an operand of an operation that quiets a signaling NaN itself (+, -, *, / of floats: x86 returns
+/// the quiet form of the first NaN operand, the NaN load would have made): bf16 widened without load's quieting
+/// (a compare, an and and an or per batch), the other types as load (simd::wide::load_operand at 16 lanes).
+template <class T>
+batch<T> load_operand(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        return {_mm256_castsi256_ps(_mm256_slli_epi32(w, 16))};
+    } else {
+        return load(p);
+    }
+}
+
 namespace detail {
 // The 8 elements of a batch of 2-byte T in memory order, as one 128-bit value (f16 and bf16 rounded).
 template <class T>
