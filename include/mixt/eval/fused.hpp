@@ -984,13 +984,17 @@ K row_of(const K& k, index_t r) {
 }
 
 /// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
-/// conversions and operations only. A literal's batch (const_kernel, a comparison's functor and batch,
-/// hoisted_leaf_kernel's batches), copied into the moved kernel for every iteration, stays on the stack in
-/// GCC's code (E9 and B1 measured 7-8% slower so; docs/performance-notes.md).
+/// conversions and operations only, and literals (const_kernel) where the target has no 16-lane batches. A
+/// literal's batch (a comparison's functor and batch, hoisted_leaf_kernel's batches, and const_kernel's in the
+/// 16-lane loops), copied into the moved kernel for every iteration, stays on the stack in GCC's code (E9 and B1
+/// measured 7-8% slower so); the 8-lane loops measured faster with their literals moved too, which spares every
+/// load of the iteration its own index (docs/performance-notes.md, "Literals in the 8-lane loop").
 template <class K>
 inline constexpr bool moves_leaves_v = false;
 template <class T>
 inline constexpr bool moves_leaves_v<leaf_kernel<T>> = true;
+template <class T>
+inline constexpr bool moves_leaves_v<const_kernel<T>> = !simd::avx512;
 template <class S, class K>
 inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
@@ -999,12 +1003,16 @@ inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<
 /// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
 /// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
 /// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
-/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations.
+/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations
+/// (and literals, kept as they are, where moves_leaves_v takes them).
 template <class K>
     requires moves_leaves_v<K>
 K moved_to(const K& k, index_t i) {
-    return with_leaves(k, [i]<class T>(const leaf_kernel<T>& leaf) -> leaf_kernel<T> {
-        return {leaf.at_ptr(i), ~index_t{0}};
+    return with_leaves(k, [i]<class L>(const L& leaf) -> L {
+        if constexpr (requires { leaf.at_ptr(i); })
+            return L{leaf.at_ptr(i), ~index_t{0}};
+        else
+            return leaf; // a literal: the same at every element
     });
 }
 
