@@ -103,6 +103,11 @@ inline constexpr std::size_t stream_alignment = sizeof(T) * lanes;
 
 namespace detail {
 
+// 16 bf16 elements at p, each in the high half of a 32-bit lane (their f32 bits, a signaling NaN as it is).
+inline __m512i bf16_widened(const Eigen::bfloat16* p) noexcept {
+    return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16);
+}
+
 // bf16 bits (in the high half of each 32-bit lane) to their f32 value; a signaling NaN is quieted, as the
 // 8-lane load does (simd::detail::bf16x8_to_f32).
 inline __m512 bf16_high_to_f32(__m512i bits) noexcept {
@@ -111,16 +116,21 @@ inline __m512 bf16_high_to_f32(__m512i bits) noexcept {
     return _mm512_mask_or_ps(f, nan, f, _mm512_castsi512_ps(_mm512_set1_epi32(0x00400000)));
 }
 
-// f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
-// Six instructions: 0x7fff added, or 0x8000 where the bit that becomes bf16's last is set (a masked add on
-// vptestmd's lanes: ties to even); a NaN lane is b with its quiet bit set instead (a masked or over the sum).
-inline __m512i f32_to_bf16_high(__m512 f) noexcept {
-    const __m512i b = _mm512_castps_si512(f);
+// b + 0x7fff, or b + 0x8000 on the lanes where the bit that becomes bf16's last is set (a masked add on
+// vptestmd's lanes: ties to even): the high halves of b's lanes rounded, the low halves not cleared yet.
+inline __m512i bf16_rounding_sum(__m512i b) noexcept {
     const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00010000));
     const __m512i half = _mm512_add_epi32(b, _mm512_set1_epi32(0x7fff));
-    const __m512i rounded = _mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000));
+    return _mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000));
+}
+
+// f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
+// Six instructions: the rounding sum (three); a NaN lane is b with its quiet bit set instead (a masked or over the
+// sum); the low half cleared.
+inline __m512i f32_to_bf16_high(__m512 f) noexcept {
+    const __m512i b = _mm512_castps_si512(f);
     const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-    return _mm512_and_si512(_mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x00400000)),
+    return _mm512_and_si512(_mm512_mask_or_epi32(bf16_rounding_sum(b), nan, b, _mm512_set1_epi32(0x00400000)),
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
@@ -130,10 +140,7 @@ inline __m512i f32_to_bf16_high(__m512 f) noexcept {
 // other lane is rounded as f32_to_bf16_high rounds it. (This rests on batch<bf16>'s own rule, that its lanes hold
 // bf16 values: a NaN computed from lanes that do not, such as an unrounded batch, could come out as a zero.)
 inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
-    const __m512i b = _mm512_castps_si512(f);
-    const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00010000));
-    const __m512i half = _mm512_add_epi32(b, _mm512_set1_epi32(0x7fff));
-    return _mm512_and_si512(_mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000)),
+    return _mm512_and_si512(bf16_rounding_sum(_mm512_castps_si512(f)),
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
@@ -186,8 +193,7 @@ batch<T> load(const T* p) noexcept {
     } else if constexpr (std::is_same_v<T, Eigen::half>) {
         return {_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
     } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-        return {detail::bf16_high_to_f32(_mm512_slli_epi32(w, 16))};
+        return {detail::bf16_high_to_f32(detail::bf16_widened(p))};
     } else {
         return {_mm512_loadu_ps(p)};
     }
@@ -199,12 +205,10 @@ batch<T> load(const T* p) noexcept {
 template <class T>
     requires has_batch_v<T>
 batch<T> load_operand(const T* p) noexcept {
-    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-        return {_mm512_castsi512_ps(_mm512_slli_epi32(w, 16))};
-    } else {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>)
+        return {_mm512_castsi512_ps(detail::bf16_widened(p))};
+    else
         return load(p);
-    }
 }
 
 /// All 16 lanes equal to x.
