@@ -199,25 +199,33 @@ inline __m256 bf16x8_to_f32(__m128i h) noexcept {
     return _mm256_or_ps(f, _mm256_and_ps(nan, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000))));
 }
 
-// f32 -> bf16 rounded to nearest even, returned as f32 bits whose low 16 bits are zero.
-// b + 0x7fff + the bit that becomes bf16's last: the high halves of b's lanes rounded to nearest even, the low
-// halves not cleared yet.
-inline __m256i bf16x8_rounding_sum(__m256i b) noexcept {
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-    return _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+// The rounding bias of b's lanes for bf16: 0x7fff plus the bit that becomes bf16's last (ties to even).
+inline __m256i bf16x8_rounding_bias(__m256i b) noexcept {
+    return _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1)),
+                            _mm256_set1_epi32(0x7fff));
 }
 
-inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
+// b + its rounding bias: the high halves of b's lanes rounded to nearest even, the low halves not cleared yet.
+inline __m256i bf16x8_rounding_sum(__m256i b) noexcept { return _mm256_add_epi32(b, bf16x8_rounding_bias(b)); }
+
+// f32 -> bf16 rounded to nearest even in the high halves of the lanes, the low halves not cleared: a number's
+// lane is b plus its rounding bias, a NaN's lane b with its quiet bit set. The NaN test clears the bias (an and)
+// and makes the quiet bit (an and, an or): one uop fewer than a blend of the two sums, and no variable blend.
+inline __m256i bf16x8_rounded(__m256 f) noexcept {
     const __m256i b = _mm256_castps_si256(f);
     const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-    const __m256i rounded = bf16x8_rounding_sum(b);
-    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x00400000));
-    return _mm256_and_si256(_mm256_blendv_epi8(rounded, quiet, nan), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
+    return _mm256_or_si256(_mm256_add_epi32(b, _mm256_andnot_si256(nan, bf16x8_rounding_bias(b))),
+                           _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000)));
+}
+
+// f32 -> bf16 rounded to nearest even, returned as f32 bits whose low 16 bits are zero.
+inline __m256i f32x8_to_bf16_high(__m256 f) noexcept {
+    return _mm256_and_si256(bf16x8_rounded(f), _mm256_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
 // f32x8_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
 // values): there a NaN lane is one of the operands (quieted) or the default NaN, whose low 16 bits are zero, so
-// that adding at most 0x8000 leaves it the same NaN and the NaN test and blend are not needed (as the 16-lane
+// that adding at most 0x8000 leaves it the same NaN and the NaN test is not needed (as the 16-lane
 // simd::wide::detail::arithmetic_to_bf16_high, and resting on the same rule: batch<bf16> lanes hold bf16 values).
 inline __m256i arithmetic_f32x8_to_bf16_high(__m256 f) noexcept {
     return _mm256_and_si256(bf16x8_rounding_sum(_mm256_castps_si256(f)),
@@ -243,7 +251,7 @@ inline __m128i f32x8_to_bf16(__m256 f) noexcept {
     if (__builtin_expect(_mm256_fpclass_ps_mask(f, 0x20) == 0, 1)) // 0x20: denormal
         return reinterpret_cast<__m128i>(_mm256_cvtneps_pbh(f));
 #endif
-    return narrow_to_u16(f32x8_to_bf16_high(f), true);
+    return narrow_to_u16(bf16x8_rounded(f), true); // (the high halves only: the low ones need no clearing)
 }
 
 inline __m256i lane_index_mask(int n) noexcept {

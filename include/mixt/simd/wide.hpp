@@ -124,14 +124,17 @@ inline __m512i bf16_rounding_sum(__m512i b) noexcept {
     return _mm512_mask_add_epi32(half, odd, b, _mm512_set1_epi32(0x8000));
 }
 
-// f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
-// Six instructions: the rounding sum (three); a NaN lane is b with its quiet bit set instead (a masked or over the
-// sum); the low half cleared.
-inline __m512i f32_to_bf16_high(__m512 f) noexcept {
+// f32 -> bf16 rounded to nearest even in the high halves of the lanes, the low halves not cleared: the rounding
+// sum (three instructions); a NaN lane is b with its quiet bit set instead (a masked or over the sum).
+inline __m512i bf16_rounded(__m512 f) noexcept {
     const __m512i b = _mm512_castps_si512(f);
     const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-    return _mm512_and_si512(_mm512_mask_or_epi32(bf16_rounding_sum(b), nan, b, _mm512_set1_epi32(0x00400000)),
-                            _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
+    return _mm512_mask_or_epi32(bf16_rounding_sum(b), nan, b, _mm512_set1_epi32(0x00400000));
+}
+
+// f32 -> bf16 rounded to nearest even, as f32 bits whose low 16 bits are zero (simd::detail::f32x8_to_bf16_high).
+inline __m512i f32_to_bf16_high(__m512 f) noexcept {
+    return _mm512_and_si512(bf16_rounded(f), _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
 // f32_to_bf16_high for the result of arithmetic on bf16 values (+, -, *, / and sqrt of lanes that hold bf16
@@ -144,9 +147,30 @@ inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
+// The high 16 bits of each 32-bit lane of v, then of w, packed in lane order: one word permute (vpermt2w)
+// takes them from both registers, where a shift and a narrowing (vpmovdw) would take four instructions a register.
+inline __m512i high_words(__m512i v, __m512i w) noexcept {
+    const __m512i odd = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
+                                          0x001b0019, 0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d,
+                                          0x00330031, 0x00370035, 0x003b0039, 0x003f003d);
+    return _mm512_permutex2var_epi16(v, odd, w);
+}
+
+// The high 16 bits of each 32-bit lane of v, packed in lane order (vpermw).
+inline __m256i high_words(__m512i v) noexcept {
+    const __m512i odd = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
+                                          0x001b0019, 0x001f001d, 0, 0, 0, 0, 0, 0, 0, 0);
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, v));
+}
+
 // f32 -> bf16 bits rounded to nearest even in integer arithmetic, packed (exact for every input).
-inline __m256i f32_to_bf16_by_integers(__m512 f) noexcept {
-    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(f32_to_bf16_high(f), 16));
+inline __m256i f32_to_bf16_by_integers(__m512 f) noexcept { return high_words(bf16_rounded(f)); }
+
+// The same of batches k and k + 1 of b in one register (k the last: batch k alone, in the low half).
+template <class T, std::size_t U>
+__m512i bf16_pair_by_integers(const std::array<batch<T>, U>& b, std::size_t k) noexcept {
+    if (k + 1 < U) return high_words(bf16_rounded(b[k].v), bf16_rounded(b[k + 1].v));
+    return _mm512_castsi256_si512(f32_to_bf16_by_integers(b[k].v));
 }
 
 // f32 -> bf16 bits rounded to nearest even, packed: with AVX512-BF16 the CPU's conversion, the integer rounding
@@ -298,27 +322,25 @@ bool any_subnormal(const std::array<batch<T>, U>& b) noexcept {
 } // namespace detail
 
 /// store(p + k * lanes, b[k]) for each of the U batches of b (the fused loop's unrolled group), or with Stream
-/// stream_store: then p must be aligned to stream_group_alignment. For bf16 with AVX512-BF16 the group is
-/// classified once: one test for a subnormal lane in any of its batches (which vcvtneps2bf16 reads as zero)
-/// chooses the CPU's conversion for all U batches, two batches per instruction (vcvtne2ps2bf16) and one 64-byte
-/// store, or the integer rounding for all U: one branch per group instead of one per batch, the bits store's
-/// either way (docs/performance-notes.md, "f32 -> bf16 with AVX512-BF16").
+/// stream_store: then p must be aligned to stream_group_alignment. bf16 is stored two batches to a 64-byte store:
+/// with AVX512-BF16 the group is classified once: one test for a subnormal lane in any of its batches (which
+/// vcvtneps2bf16 reads as zero) chooses the CPU's conversion for all U batches, two batches per instruction
+/// (vcvtne2ps2bf16), or the integer rounding for all U: one branch per group instead of one per batch, the bits
+/// store's either way (docs/performance-notes.md, "f32 -> bf16 with AVX512-BF16"). The integer rounding packs two
+/// batches with one word permute (bf16_pair_by_integers).
 inline constexpr std::size_t stream_group_alignment = 64;
 template <bool Stream = false, class T, std::size_t U>
 void store_group(T* p, const std::array<batch<T>, U>& b) noexcept {
-#if MIXT_SIMD_AVX512BF16
     if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+#if MIXT_SIMD_AVX512BF16
         if (__builtin_expect(!detail::any_subnormal(b), 1)) {
             detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) { return detail::bf16_pair(b, k); });
-        } else {
-            detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) {
-                const __m512i low = _mm512_castsi256_si512(detail::f32_to_bf16_by_integers(b[k].v));
-                return k + 1 < U ? _mm512_inserti64x4(low, detail::f32_to_bf16_by_integers(b[k + 1].v), 1) : low;
-            });
+            return;
         }
+#endif
+        detail::put_bf16_group<Stream, U>(p, [&](std::size_t k) { return detail::bf16_pair_by_integers(b, k); });
         return;
     }
-#endif
     for (std::size_t k = 0; k < U; ++k) {
         if constexpr (Stream)
             stream_store(p + k * lanes, b[k]);
