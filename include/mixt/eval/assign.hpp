@@ -142,10 +142,10 @@ void run_strided(view_pointer_t<D> dst, const elementwise_plan<R, M>& plan, cons
     const auto views = leaf_views_of(e);
     const P pass = std::apply(
         [&](const auto&... v) {
-            return P{dst, {v.data...}, plan.space, plan.runs, kernel_args(make_kernel<stage_t<D>>(e)), plan.pass.options};
+            return P{dst, {v.data...}, *plan.space, *plan.runs, kernel_args(make_kernel<stage_t<D>>(e)), plan.pass.options};
         },
         views);
-    const index_t items = plan.runs.plan.items;
+    const index_t items = plan.runs->plan.items;
     if constexpr (is_thread_pool_device_v<Device>) {
 #if defined(EIGEN_USE_THREADS)
         if (plan.pass.threads > 1) {
@@ -205,7 +205,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
         return;
     case route::gpu:
         if constexpr (fixed == route::gpu)
-            gpu::run(destination_view(dst).data, plan.space, e, device); // mixt's own kernel (gpu.hpp)
+            gpu::run(destination_view(dst).data, *plan.space, e, device); // mixt's own kernel (gpu.hpp)
         return;
     case route::eigen:
         if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D>) {

@@ -60,21 +60,22 @@ template <class D, class E, int R, std::size_t M>
 void explain_pass(std::ostringstream& out, const elementwise_plan<R, M>& plan) {
     out << "route: " << name(plan.path) << '\n';
     if (plan.path == route::flat || plan.path == route::runs || plan.path == route::gpu) {
-        out << "space: dims " << dims_text(plan.space.dims, plan.space.rank) << ", strides";
+        const iteration_space<R, M> space = plan.space ? *plan.space : flat_space<R, M>(plan.elements);
+        out << "space: dims " << dims_text(space.dims, space.rank) << ", strides";
         for (std::size_t k = 0; k < M; ++k)
             out << (k ? " " : " dst ") << (k ? "op" + std::to_string(k) + " " : "")
-                << dims_text(plan.space.strides[k], plan.space.rank);
+                << dims_text(space.strides[k], space.rank);
         out << '\n';
     }
     if (plan.path == route::runs) {
         std::size_t staged = 0, per_row = 0;
         for (std::size_t k = 0; k < M; ++k) {
-            const bool once = k > 0 && k <= 64 && ((plan.runs.per_row >> (k - 1)) & 1) != 0;
+            const bool once = k > 0 && k <= 64 && ((plan.runs->per_row >> (k - 1)) & 1) != 0;
             per_row += once ? 1 : 0;
-            staged += plan.runs.direct[k] || once ? 0 : 1;
+            staged += plan.runs->direct[k] || once ? 0 : 1;
         }
-        const run_plan& r = plan.runs.plan;
-        out << "runs: " << r.items << " of " << (r.rows > 1 ? r.rows * plan.space.inner() : r.piece)
+        const run_plan& r = plan.runs->plan;
+        out << "runs: " << r.items << " of " << (r.rows > 1 ? r.rows * plan.space->inner() : r.piece)
             << " elements, staged operands " << staged;
         if (per_row > 0) out << ", operands read once per row " << per_row;
         out << '\n';

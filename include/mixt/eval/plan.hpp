@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 
@@ -122,13 +123,42 @@ inline constexpr bool any_packed_v = [] {
     return false;
 }();
 
+/// A part of a plan that only some routes have: a T, or nothing, whose storage is not written until it is set.
+/// (std::optional would say the same, but GCC clears the whole of a std::optional's storage where it is
+/// constructed, which is the cost this avoids.)
+template <class T>
+class plan_part {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    union {
+        T value_;
+    };
+    bool set_ = false;
+
+public:
+    plan_part() noexcept {}
+    plan_part& operator=(const T& v) noexcept {
+        std::construct_at(&value_, v);
+        set_ = true;
+        return *this;
+    }
+    explicit operator bool() const noexcept { return set_; }
+    const T& operator*() const noexcept {
+        eigen_assert(set_);
+        return value_;
+    }
+    const T* operator->() const noexcept { return &**this; }
+};
+
 /// The plan of an elementwise pass of e into the view `out` (rank R, M operands with the destination first).
+/// The space and the runs are set only by the routes that read them, so that a flat plan is a few words to
+/// build: as plain members, their arrays (100 to 300 bytes) were cleared on every assign, by `rep stosq` under
+/// most of GCC's tunings (docs/performance-notes.md, "The plan's cost on the flat path").
 template <int R, std::size_t M>
 struct elementwise_plan {
     route path = route::nothing;
-    iteration_space<R, M> space{};
     index_t elements = 0;
-    run_layout<M> runs{}; ///< route::runs: how the space is cut (plan_runs)
+    plan_part<iteration_space<R, M>> space; ///< route::runs and route::gpu; a flat pass is flat_space(elements)
+    plan_part<run_layout<M>> runs;          ///< route::runs: how the space is cut (plan_runs)
     pass_decision pass{};
 };
 
@@ -177,7 +207,7 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
             views);
         plan.space = make_space<R, M>(out.dims, strides, array_traits<D>::layout == static_cast<int>(Eigen::RowMajor));
         bool flat = !any_packed_v<D, E>; // (packed memory is read and written through stages)
-        for (std::size_t k = 0; k < M; ++k) flat = flat && plan.space.flat(k);
+        for (std::size_t k = 0; k < M; ++k) flat = flat && plan.space->flat(k);
         if constexpr (fixed == route::gpu) {
             plan.path = route::gpu;
         } else if (flat) {
@@ -185,11 +215,11 @@ auto plan_elementwise(const Dst& dst, const E& e, const Device& device, bool thr
         } else {
             plan.path = route::runs;
             using pass = strided_pass_of<view_element_t<D>, E, R>;
-            plan.runs = plan_runs(plan.space, pass::capacity, packed_operands_v<D, E>, pass::row_rule);
+            plan.runs = plan_runs(*plan.space, pass::capacity, packed_operands_v<D, E>, pass::row_rule);
         }
     }
     plan.pass = decide_pass(plan.elements, bytes_in, sizeof(DstScalar), device,
-                            plan.path == route::runs ? plan.runs.plan.items : index_t{-1});
+                            plan.path == route::runs ? plan.runs->plan.items : index_t{-1});
     return plan;
 }
 
@@ -201,9 +231,6 @@ auto plan_flat(index_t n, const Device& device) {
     elementwise_plan<array_traits<D>::rank, boost::mp11::mp_size<leaf_list_t<E>>::value + 1> plan;
     plan.path = n == 0 ? route::nothing : route::flat;
     plan.elements = n;
-    plan.space.rank = 1;
-    plan.space.dims[0] = n;
-    for (auto& s : plan.space.strides) s[0] = 1;
     plan.pass = decide_pass(n, leaf_bytes_v<E>, sizeof(std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>),
                             device);
     return plan;

@@ -442,6 +442,15 @@ struct iteration_space {
     bool flat(std::size_t k) const { return rank == 1 && strides[k][0] == 1; }
 };
 
+/// The space of a flat pass of n elements: one dimension, every operand at stride 1.
+template <int R, std::size_t M>
+iteration_space<R, M> flat_space(index_t n) {
+    iteration_space<R, M> s;
+    s.dims[0] = n;
+    for (auto& t : s.strides) t[0] = 1;
+    return s;
+}
+
 /// The space of `dims` for operands of strides `strides[k]` (all in logical order): in memory order (row_major:
 /// as written; else reversed), dimensions of size 1 dropped, neighbours every operand steps through as one merged.
 template <int R, std::size_t M>
