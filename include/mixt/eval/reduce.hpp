@@ -327,7 +327,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                     (stream <= short_row_columns || byte_rows_summed_across<Op, A, narrow_t>(stream)))
                     narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
-                const index_t batch = std::max<index_t>(lane_group, short_rows_values / stream / lane_group * lane_group);
+                const index_t batch = rows_per_batch(stream, last - first, lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
                 const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
                 copy_sink<A> sink{values.get(), 0};
@@ -383,7 +383,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
             if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
-            const index_t batch = std::max<index_t>(row_batch, short_rows_values / stream / row_batch * row_batch);
+            const index_t batch = rows_per_batch(stream, last - first, row_batch);
             // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
             const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
             copy_sink<A> sink{values.get(), 0};

@@ -883,6 +883,14 @@ template <class Op, class A>
 inline constexpr index_t short_row_stream = stream_fold<Op, A>::grouping_free ? 256 : 128;
 inline constexpr index_t short_rows_values = 4096;
 
+/// The rows of `stream` values a task of the short-row path folds per batch: about short_rows_values values, a
+/// multiple of `group` rows, but no more groups than the task's `rows` need (the batch's buffer is allocated and
+/// cleared on every call: a reduction of a few short rows cleared 16 KiB for them).
+inline index_t rows_per_batch(index_t stream, index_t rows, index_t group) {
+    const index_t most = std::max<index_t>(group, short_rows_values / stream / group * group);
+    return std::min(most, (rows + group - 1) / group * group);
+}
+
 } // namespace mixt::detail
 
 #endif // MIXT_EVAL_REDUCE_ROWS_HPP
