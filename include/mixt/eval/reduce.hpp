@@ -181,6 +181,10 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
             if constexpr (folds_rows_in_order_v<Op, A, Kern>)
                 if (plan.rows_box.flat(1) && rows_folded_in_order<Op, A, in_order_source_t<A, Kern>>(plan.stream))
                     return reduce_strategy::short_rows_in_order;
+            // Fewer rows than fold_rows_across takes side by side (lane_group): it would fold a whole group of
+            // rows, most of them not there (a sum of 64 values, 32 rows of 64); the blocks fold row_batch rows at a
+            // time, and only those that are there: the same bits.
+            if (plan.rows < lane_group) return reduce_strategy::short_rows_in_blocks;
             if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
             if constexpr (transposes_rows_v<Op, A>)
                 if (!rows_read_in_place<A, Kern>(plan) || long_rows_transposed()) return reduce_strategy::short_rows_across;

@@ -617,7 +617,8 @@ void halve_lanes(typename Op::lane* l) {
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
 /// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
-/// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows.
+/// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows; the rows after them
+/// are not folded (their lanes stay the identity).
 template <class Op, class A, index_t Rows, class Store>
 MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
     using lane = typename Op::lane;
@@ -626,6 +627,7 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
         const A* const xr = x + h * n;
         lane* const l = held[h];
         for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
+        if (h >= kept) continue;
         const index_t whole = n / lane_group * lane_group, rest = n - whole;
         alignas(64) lane last[lane_group];
         for (index_t p = 0; p < lane_group; ++p) last[p] = p < rest ? Op::from(xr[whole + p], 0) : Op::identity();
@@ -655,7 +657,7 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
         }
     }
     if constexpr (stream_fold<Op, A>::grouping_free) {
-        for (index_t h = 0; h < Rows; ++h) {
+        for (index_t h = 0; h < kept; ++h) {
             lane* const l = held[h];
 #if !defined(__CUDACC__) // as above
             if constexpr (folds_batches_v<Op, A>) { // from the fewest lanes that hold the stream's values
@@ -675,7 +677,7 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
                 for (index_t w = lane_group / 2; w >= 1; w /= 2)
                     for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
             }
-            if (h < kept) store(h, l[0]);
+            store(h, l[0]);
         }
     } else {
         const index_t used = std::min(n, lane_group);
