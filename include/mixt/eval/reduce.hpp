@@ -382,19 +382,20 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         }
         if constexpr (!Op::indexed) { // (argmin/argmax take only the path above)
         // The rows from a buffer, or, in memory order, from the operand itself where it is one array of A whose
-        // rows lie one after another (no copy; whole batches only: a last group of fewer rows reads row_batch).
+        // rows lie one after another (no copy, and no buffer: end_rows_of_one_block reads only the rows it keeps).
         const A* direct = nullptr;
         if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
             if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
         run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
             const index_t batch = rows_per_batch(stream, last - first, row_batch);
             // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
-            const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
+            std::unique_ptr<A[]> values;
+            if (!direct) values.reset(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
             copy_sink<A> sink{values.get(), 0};
             for (index_t t = first; t < last; t += batch) {
                 const index_t n = std::min(batch, last - t);
                 const A* from = values.get();
-                if (direct && n == batch) {
+                if (direct) {
                     from = direct + t * stream;
                 } else {
                     sink.first = t * stream;
