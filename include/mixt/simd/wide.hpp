@@ -148,7 +148,7 @@ inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
 }
 
 // The high 16 bits of each 32-bit lane of v, then of w, packed in lane order: one word permute (vpermt2w)
-// takes them from both registers, where a shift and a narrowing (vpmovdw) would take four instructions a register.
+// takes them from both registers, where a shift and a narrowing (vpsrld, vpmovdw) take three uops per register.
 inline __m512i high_words(__m512i v, __m512i w) noexcept {
     const __m512i odd = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
                                           0x001b0019, 0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d,
