@@ -147,20 +147,21 @@ inline __m512i arithmetic_to_bf16_high(__m512 f) noexcept {
                             _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
 }
 
-// The high 16 bits of each 32-bit lane of v, then of w, packed in lane order: one word permute (vpermt2w)
-// takes them from both registers, where a shift and a narrowing (vpsrld, vpmovdw) take three uops per register.
-inline __m512i high_words(__m512i v, __m512i w) noexcept {
-    const __m512i odd = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
-                                          0x001b0019, 0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d,
-                                          0x00330031, 0x00370035, 0x003b0039, 0x003f003d);
-    return _mm512_permutex2var_epi16(v, odd, w);
+// The index of the high 16-bit word of 32-bit lane j of v (then of w, from lane 16 on) for word j: 2j + 1.
+inline __m512i odd_words() noexcept {
+    return _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015, 0x001b0019,
+                             0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d, 0x00330031, 0x00370035,
+                             0x003b0039, 0x003f003d);
 }
 
-// The high 16 bits of each 32-bit lane of v, packed in lane order (vpermw).
+// The high 16 bits of each 32-bit lane of v, then of w, packed in lane order: one word permute (vpermt2w)
+// takes them from both registers, where a shift and a narrowing (vpsrld, vpmovdw) take three uops per register.
+inline __m512i high_words(__m512i v, __m512i w) noexcept { return _mm512_permutex2var_epi16(v, odd_words(), w); }
+
+// The high 16 bits of each 32-bit lane of v, packed in lane order (vpermw, which reads an index modulo 32: the
+// upper half of the result repeats the lower one and is dropped).
 inline __m256i high_words(__m512i v) noexcept {
-    const __m512i odd = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
-                                          0x001b0019, 0x001f001d, 0, 0, 0, 0, 0, 0, 0, 0);
-    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, v));
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd_words(), v));
 }
 
 // f32 -> bf16 bits rounded to nearest even in integer arithmetic, packed (exact for every input).
