@@ -3,9 +3,10 @@
 #   mixt_add_test(<name> SOURCES <file>... [LIBRARIES <lib>...] [LABELS <label>...] [ALL_PASS_VARIANTS])
 #       One GoogleTest executable, one ctest test called <name>. Its passes neither stream nor prefetch
 #       (MIXT_STREAMING_THRESHOLD_BYTES=0, MIXT_SOFTWARE_PREFETCH=0), so that the fused loop is compiled once
-#       per expression instead of four times (streamed or not, prefetching or not): the tests' arrays are far
-#       below both thresholds, so those variants were compiled and never run. ALL_PASS_VARIANTS keeps the
-#       defaults, for the tests of those variants (eval/streaming_test.cpp, eval/fused_test.cpp).
+#       per expression instead of five times (streamed or not; prefetching nothing, the stores, or the inputs
+#       and the stores): the tests' arrays are mostly below the thresholds, so those variants were compiled
+#       and never run. ALL_PASS_VARIANTS keeps the defaults, for the tests of those variants
+#       (eval/streaming_test.cpp, eval/fused_test.cpp).
 #   mixt_add_header_check(<target> <include_dir> [LIBRARIES <lib>...])
 #       An OBJECT library (part of ALL) compiling each header on its own, twice.
 #   mixt_expect_compile_fail(<name> CODE <code> | FILE <file> REGEX <regex> [MAX_ERRORS <n>] [MAX_LINES <n>]

@@ -2,8 +2,9 @@
 // and which the simd::batch loop, and that both give the per-element results at every size around their
 // block, unroll and vector boundaries, in place too; and that a complex + or - of a leaf, whose leaf is
 // combined straight from memory (store_batch), gives them bit for bit, also where the other operand is a
-// complex<float> leaf times a float computed in memory order (`c64 * f32 + c128`); and that the leaf pointers
-// handed to the loop as arguments follow the kernel's order.
+// complex<float> leaf times a float computed in memory order (`c64 * f32 + c128`); that the leaf pointers
+// handed to the loop as arguments follow the kernel's order; and which passes prefetch, and that every loop gives
+// the same results when it prefetches its stores.
 
 #include <mixt/mixt.hpp>
 
@@ -74,7 +75,8 @@ TEST(fused, which_kernels_take_the_block_loop) {
     SUCCEED();
 }
 
-// Software prefetch (above the threshold) only where it pays: not on AMD CPUs. The vendor is read here from
+// Software prefetch (of the destination beyond L1's size, of the inputs too above the larger threshold) only
+// where it pays: not on AMD CPUs. The vendor is read here from
 // /proc/cpuinfo, independently of the CPUID instruction that mixt asks.
 TEST(fused, prefetch_and_division_by_reciprocal_follow_the_cpu_vendor) {
     std::ifstream cpuinfo("/proc/cpuinfo");
@@ -87,9 +89,15 @@ TEST(fused, prefetch_and_division_by_reciprocal_follow_the_cpu_vendor) {
     EXPECT_EQ(d::software_prefetch_pays(), !amd) << vendor;
     EXPECT_EQ(d::division_by_reciprocal_pays(), !amd) << vendor;
     EXPECT_EQ(d::const_kernel<float>::of(255.0f).divisor.by_reciprocal, !amd && mixt::simd::avx512); // (16 lanes only)
+    using enum d::prefetch_kind;
     const auto big = static_cast<Eigen::Index>(d::prefetch_threshold_bytes);
-    EXPECT_EQ(d::options_for(big, 1).prefetch, !amd);
-    EXPECT_FALSE(d::options_for(big / 2, 1).prefetch);
+    const auto beyond_l1 = static_cast<Eigen::Index>(d::store_prefetch_threshold_bytes);
+    EXPECT_EQ(d::options_for(big, 1).prefetch, amd ? none : loads_and_stores);
+    EXPECT_EQ(d::options_for(big - 1, 1).prefetch, amd ? none : stores);
+    EXPECT_EQ(d::options_for(beyond_l1, 1).prefetch, amd ? none : stores);
+    EXPECT_EQ(d::options_for(beyond_l1 - 1, 1).prefetch, none);
+    EXPECT_EQ(d::into_buffer(stores), none);
+    EXPECT_EQ(d::into_buffer(loads_and_stores), loads_and_stores);
 }
 
 // Every size from 0 to past two blocks and a few unrolled iterations: the block loop, the unrolled loop, the
@@ -180,7 +188,7 @@ TEST(fused, kernel_args_follow_the_kernel) {
     above_10.converted = 10;
     const std::vector<float> z0(static_cast<std::size_t>(d::broadcast_copies), z(0));
     Eigen::Tensor<float, 1> moved(n);
-    d::run_range_of<false, false, float, K>(moved.data(), 0, n, b.data(), all, above_10, y.data(), all, x.data(), all,
+    d::run_range_of<d::prefetch_kind::none, false, float, K>(moved.data(), 0, n, b.data(), all, above_10, y.data(), all, x.data(), all,
                                             z0.data(), Eigen::Index{0}, 0.25f, h.data(), all);
     for (Eigen::Index i = 0; i < n; ++i) {
         const float chosen = b(i) > 10 ? y(i) : x(i);
@@ -340,6 +348,54 @@ TEST(fused, complex_leaf_times_a_float_is_computed_in_memory_order) {
             }
         }
     }
+}
+
+// Passes of more than L1's size ask for their destination's lines ahead of the stores (where software prefetch
+// pays; elsewhere they run without, and the values are the same): the block loop, the 16-lane loop, the loop on
+// words, the unrolled batch loop and the one-batch loop of complex<double> (whose pass, past
+// prefetch_threshold_bytes, prefetches its inputs too), each with a tail past its last whole iteration, give the
+// per-element results, and the elements past the destination, which the prefetches reach, keep their values.
+TEST(fused, passes_that_prefetch_their_stores_match_the_per_element_definition) {
+    using i32 = std::int32_t;
+    const auto n = static_cast<Eigen::Index>(d::store_prefetch_threshold_bytes / 4 + 77); // every pass below moves >= 4 bytes per element
+    constexpr Eigen::Index guard = 64;
+    const auto a = random_tensor<u8>(n, 21);
+    const auto b = random_tensor<i8>(n, 22);
+    const auto j = random_tensor<i32>(n, 23);
+    const auto f = random_tensor<float>(n, 24);
+    const auto x = random_tensor<double>(n, 25);
+    const auto k = random_tensor<i64>(n, 26);
+    const auto c = special_tensor<c64>(n, 27);
+    const auto z = special_tensor<c128>(n, 28);
+    // Writes e into the first n of n + guard elements filled with `fill`, checks the plan's prefetch and the
+    // guard, and hands the n results to `check`.
+    const auto run = [&](auto e, auto fill, auto check) {
+        using T = mixt::value_t<decltype(e)>;
+        std::vector<T> memory(static_cast<std::size_t>(n + guard), fill);
+        Eigen::TensorMap<Eigen::Tensor<T, 1>> dst(memory.data(), n);
+        const std::string plan = mixt::explain(dst, e);
+        EXPECT_EQ(plan.find("ahead of the stores") != std::string::npos, d::software_prefetch_pays()) << plan;
+        mixt::assign(dst, e);
+        for (Eigen::Index i = n; i < n + guard; ++i)
+            ASSERT_EQ(std::memcmp(&memory[static_cast<std::size_t>(i)], &fill, sizeof fill), 0) << "guard " << i - n;
+        for (Eigen::Index i = 0; i < n; ++i) check(i, memory[static_cast<std::size_t>(i)]);
+    };
+    run(mixt::lazy(j) + x, -1.0, [&](Eigen::Index i, double got) { // the block loop (8-byte results)
+        ASSERT_EQ(got, d::add_fn{}(mixt::convert<double>(j(i)), x(i))) << i;
+    });
+    run(mixt::lazy(a) * f + f, -1.0f, [&](Eigen::Index i, float got) { // 16 lanes (on AVX-512)
+        ASSERT_EQ(got, d::add_fn{}(d::mul_fn{}(mixt::convert<float>(a(i)), f(i)), f(i))) << i;
+    });
+    run(mixt::lazy(a) + b, i16{-1}, [&](Eigen::Index i, i16 got) { // words (on AVX-512), else the block loop
+        ASSERT_EQ(got, d::add_fn{}(mixt::convert<i16>(a(i)), mixt::convert<i16>(b(i)))) << i;
+    });
+    run(mixt::lazy(k) * x, -1.0, [&](Eigen::Index i, double got) { // the unrolled batch loop
+        ASSERT_EQ(got, d::mul_fn{}(mixt::convert<double>(k(i)), x(i))) << i;
+    });
+    run(mixt::lazy(c) * f + z, c128(-1, -1), [&](Eigen::Index i, c128 got) { // one complex<double> batch at a time
+        const c128 want = d::add_fn{}(mixt::convert<c128>(d::mul_fn{}(c(i), mixt::convert<c64>(f(i)))), z(i));
+        ASSERT_PRED2(same<c128>, got, want) << i;
+    });
 }
 
 // The thread-count rule of a pass on a ThreadPoolDevice: a thread per min_bytes_per_thread moved, at least one,

@@ -7,9 +7,11 @@
 // must agree.
 
 #define MIXT_STREAMING_THRESHOLD_BYTES 1
-// Passes of 4 KiB and more prefetch too, whatever the CPU (on AMD CPUs a program would not): the loops that
-// stream and prefetch run here as well as those that only stream.
+// Passes of 1 KiB and more prefetch too, whatever the CPU (on AMD CPUs a program would not): their stores up to
+// 4 KiB, their inputs too from there: the loops that stream and prefetch run here as well as those that only
+// stream.
 #define MIXT_SOFTWARE_PREFETCH 1
+#define MIXT_STORE_PREFETCH_THRESHOLD_BYTES 1024
 #define MIXT_PREFETCH_THRESHOLD_BYTES 4096
 #define EIGEN_USE_THREADS
 

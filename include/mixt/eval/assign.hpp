@@ -123,14 +123,14 @@ void run_fused(D* dst, Eigen::Index n, const E& e, const Device& device, const p
 #endif
     }
     (void)device;
-    if (pass.options.stream || pass.options.prefetch) {
+    if (pass.options.stream || pass.options.prefetch != prefetch_kind::none) {
         run_kernel(dst, make_kernel<D>(e), 0, n, pass.options);
     } else {
         // The kernel's values as arguments, in registers (run_range_of says why). The kernel of this branch
         // has no address taken: it lives in registers and is never stored.
         const auto kernel = make_kernel<D>(e);
         using K = std::remove_const_t<decltype(kernel)>;
-        std::apply([&](const auto&... a) { run_range_of<false, false, D, K>(dst, 0, n, a...); }, kernel_args(kernel));
+        std::apply([&](const auto&... a) { run_range_of<prefetch_kind::none, false, D, K>(dst, 0, n, a...); }, kernel_args(kernel));
     }
 }
 

@@ -11,7 +11,7 @@
 //   runs       how a `runs` pass is cut: runs, elements per run, the operands staged (copied) per run
 //   loop       the fused loop the kernel compiles to on this target, and its SIMD width
 //   threads    the threads the pass takes (decide_pass)
-//   stores     streaming stores, software prefetch
+//   stores     streaming stores, software prefetch (of the destination's lines, and of the inputs')
 //   reduction  for a reduction at the root: kind, strategy, output rows, stream per row, columns, lanes,
 //              block and super-block sizes, tasks
 // The route and the decisions are the ones the evaluation takes (eval/plan.hpp); the lines are for a reader.
@@ -27,6 +27,15 @@
 namespace mixt {
 
 namespace detail {
+
+// A pass's software prefetch as the "stores" line says it (streaming stores ask for no lines: run_range_of).
+inline const char* prefetch_text(const pass_options& o) {
+    switch (o.prefetch) {
+    case prefetch_kind::stores: return o.stream ? "" : ", prefetch ahead of the stores";
+    case prefetch_kind::loads_and_stores: return o.stream ? ", prefetch of inputs" : ", prefetch of inputs and ahead of the stores";
+    default: return "";
+    }
+}
 
 template <class T, int R>
 std::string result_text(const shape_t<R>& dims) {
@@ -88,7 +97,7 @@ void explain_pass(std::ostringstream& out, const elementwise_plan<R, M>& plan) {
             << '\n';
     out << "threads: " << plan.pass.threads << '\n';
     out << "stores: " << (plan.pass.options.stream ? "streaming" : "plain")
-        << (plan.pass.options.prefetch ? ", prefetch" : "") << '\n';
+        << prefetch_text(plan.pass.options) << '\n';
 }
 
 template <class Red, class Device>
@@ -104,7 +113,7 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
             << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block
             << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
         out << "threads: " << pass.threads << '\n';
-        out << "stores: plain" << (pass.options.prefetch ? ", prefetch" : "")
+        out << "stores: plain" << (pass.options.prefetch == prefetch_kind::loads_and_stores ? ", prefetch" : "")
             << (planned.ahead_end ? ", scans prefetch ahead to the array's end" : "") << '\n';
     } else {
         out << ", its operand evaluated first (it holds a reduction or an Eigen expression)\n";

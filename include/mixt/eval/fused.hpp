@@ -64,6 +64,24 @@ inline constexpr bool fusable_v = boost::mp11::mp_all_of<leaf_list_t<E>, leaf_ha
 inline constexpr index_t prefetch_distance = MIXT_PREFETCH_DISTANCE;
 inline constexpr std::size_t prefetch_threshold_bytes = MIXT_PREFETCH_THRESHOLD_BYTES;
 
+/// Passes that move at least this many bytes, more than a core's L1 cache holds, ask for the destination's
+/// lines for writing (prefetchw where the target has it) a little ahead of their stores, on CPUs where
+/// software prefetch pays: a store that misses L1 waits for its line, and a loop whose result does not fit L1
+/// stalls on those misses even when the line is in L2 (docs/performance-notes.md, "Stores prefetched").
+/// MIXT_STORE_PREFETCH_THRESHOLD_BYTES changes it, the same in every translation unit.
+#ifndef MIXT_STORE_PREFETCH_THRESHOLD_BYTES
+#define MIXT_STORE_PREFETCH_THRESHOLD_BYTES (std::size_t{48} << 10)
+#endif
+inline constexpr std::size_t store_prefetch_threshold_bytes = MIXT_STORE_PREFETCH_THRESHOLD_BYTES;
+
+/// How far past the elements an iteration stores it asks for the destination's lines, in bytes.
+inline constexpr std::size_t store_prefetch_ahead = 256;
+
+/// What a pass asks the caches for in software: nothing; the destination's lines, ahead of its stores (from
+/// store_prefetch_threshold_bytes); or those and its inputs' lines, prefetch_distance elements ahead (from
+/// prefetch_threshold_bytes). Each is a variant of the fused loop (run_range's Prefetch).
+enum class prefetch_kind : unsigned char { none, stores, loads_and_stores };
+
 /// Whether software prefetch can be chosen at all: not when MIXT_SOFTWARE_PREFETCH=0, and then the loops that
 /// prefetch are not even compiled.
 inline constexpr bool prefetch_enabled =
@@ -73,9 +91,11 @@ inline constexpr bool prefetch_enabled =
     true;
 #endif
 
-/// Whether the fused loop prefetches its inputs in software (above prefetch_threshold_bytes): not on AMD CPUs,
-/// decided once per program from the CPU's vendor: on AMD the prefetches made every loop slower, from L3 and
-/// from DRAM (docs/performance-notes.md). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile time instead.
+/// Whether the fused loop prefetches in software (its destination above store_prefetch_threshold_bytes, its
+/// inputs too above prefetch_threshold_bytes): not on AMD CPUs, decided once per program from the CPU's vendor:
+/// on AMD the prefetches of inputs made every loop slower, from L3 and from DRAM, and the prefetches of stores
+/// are not measured there (docs/performance-notes.md). MIXT_SOFTWARE_PREFETCH=0 or 1 decides it at compile
+/// time instead.
 inline bool software_prefetch_pays() noexcept {
 #if defined(MIXT_SOFTWARE_PREFETCH)
     return prefetch_enabled;
@@ -94,6 +114,19 @@ inline bool division_by_reciprocal_pays() noexcept {
     return MIXT_DIVIDE_BY_RECIPROCAL != 0;
 #else
     return !simd::running_on_amd();
+#endif
+}
+
+/// Asks for the destination lines [p + store_prefetch_ahead, p + store_prefetch_ahead + Bytes) for writing, one
+/// request per line (at least one). The address is computed as an integer: it may lie past the end of the
+/// array (a prefetch never faults).
+template <std::size_t Bytes, class D>
+inline void prefetch_for_stores(const D* p) noexcept {
+#if defined(__GNUC__)
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(p) + store_prefetch_ahead;
+    for (std::size_t b = 0; b < Bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + b), 1);
+#else
+    (void)p;
 #endif
 }
 
@@ -1058,12 +1091,14 @@ auto leaf_pointers_of(const E& e) {
 /// some CPUs a load that spans several smaller stores, or takes half of a wider one, is not forwarded from
 /// them, so the loop's first addresses and literals waited on every call (the figures are in
 /// docs/performance-notes.md).
+/// Prefetch (prefetch_kind) says what each iteration asks for ahead: the destination's lines (stores, unless
+/// Stream), and the inputs' too (loads_and_stores).
 /// With Stream (batch loops only), whole batches are written with simd::stream_store_pair, stream_store and
 /// simd::wide::stream_store, so out + (i - begin) must be aligned to stream_alignment_v<D, K> at every multiple
 /// of 16 elements from begin.
 ///
 /// The loop is MIXT_FLATTEN: the whole kernel inlines into it, so the tree's arithmetic runs in registers.
-template <bool Prefetch, bool Stream, class D, class K, class... Args>
+template <prefetch_kind Prefetch, bool Stream, class D, class K, class... Args>
 MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args) {
     static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
     static_assert(broadcast_copies >= unroll_v<D> * simd::lanes, "mixt: an iteration reads within the copies");
@@ -1071,6 +1106,8 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
     static_assert(broadcast_copies >= wide_unroll * simd::wide::word_lanes, "mixt: an iteration reads within the copies");
 #endif
     const K k = kernel_from_args<K>(args...);
+    constexpr bool prefetch_loads = Prefetch == prefetch_kind::loads_and_stores;
+    constexpr bool prefetch_stores = Prefetch != prefetch_kind::none && !Stream;
     constexpr index_t w = simd::lanes;
     const auto put = [](D* p, const simd::batch<D>& b) {
         if constexpr (Stream)
@@ -1097,14 +1134,16 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             // Groups stored as converted until one hints at a subnormal lane (store_group_converted), then
             // the loop below: one loop each, so that neither tests which way it stores.
             while (i + u * ww <= end) {
-                if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+                if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
+                if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
                 const bool converted = simd::wide::store_group_converted(out + (i - begin), group(i));
                 i += u * ww;
                 if (!converted) break;
             }
         }
         for (; i + u * ww <= end; i += u * ww) {
-            if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+            if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
+            if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
             if constexpr (Stream) {
                 const auto it = iteration_at(k, i);
                 [&]<int... J>(std::integer_sequence<int, J...>) {
@@ -1127,7 +1166,8 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
                 simd::wide::store_words(p, v);
         };
         for (; i + u * ww <= end; i += u * ww) {
-            if constexpr (Prefetch) k.template prefetch<u * ww>(i + prefetch_distance);
+            if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
+            if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
             const auto it = iteration_at(k, i);
             [&]<int... J>(std::integer_sequence<int, J...>) {
                 const __m512i r[] = {it.m.word_at(it.o + J * ww)...};
@@ -1140,6 +1180,7 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
     if constexpr (block_loop_v<Stream, D, K>) {
         for (; i + block_length <= end; i += block_length) {
             D* const o = out + (i - begin);
+            if constexpr (prefetch_stores) prefetch_for_stores<block_length * sizeof(D)>(o);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
@@ -1148,7 +1189,8 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
     } else if constexpr (unroll_v<D> > 1) {
         constexpr int u = unroll_v<D>;
         for (; i + u * w <= end; i += u * w) {
-            if constexpr (Prefetch) k.template prefetch<u * w>(i + prefetch_distance);
+            if constexpr (prefetch_loads) k.template prefetch<u * w>(i + prefetch_distance);
+            if constexpr (prefetch_stores) prefetch_for_stores<u * w * sizeof(D)>(out + (i - begin));
             const auto it = iteration_at(k, i);
             if constexpr (Stream) {
                 static_assert(u % 2 == 0);
@@ -1174,7 +1216,10 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         }
     }
     for (; i + w <= end; i += w) {
-        if constexpr (Prefetch && unroll_v<D> == 1) k.template prefetch<w>(i + prefetch_distance);
+        if constexpr (unroll_v<D> == 1) {
+            if constexpr (prefetch_loads) k.template prefetch<w>(i + prefetch_distance);
+            if constexpr (prefetch_stores) prefetch_for_stores<w * sizeof(D)>(out + (i - begin));
+        }
         store_batch<Stream>(out + (i - begin), k, i);
     }
     if (i < end) {
@@ -1184,7 +1229,7 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
 }
 
 /// Computes elements [begin, end) of `kernel` into out[0, end - begin): run_range_of with the kernel's values.
-template <bool Prefetch, bool Stream, class D, class K>
+template <prefetch_kind Prefetch, bool Stream, class D, class K>
 void run_range(D* out, const K& kernel, index_t begin, index_t end) {
     std::apply([&](const auto&... a) { run_range_of<Prefetch, Stream, D, K>(out, begin, end, a...); }, kernel_args(kernel));
 }
@@ -1250,12 +1295,22 @@ void write_streamed(D* dst, index_t begin, index_t end, Fill&& fill, bool fence 
 /// quarter of a broadcast pass's time).
 struct pass_options {
     bool stream = false;
-    bool prefetch = false;
+    prefetch_kind prefetch = prefetch_kind::none;
     bool fence = true;
 };
+/// The prefetch of a pass whose results go first to a staging buffer (eval/strided.hpp), which stays in L1: its
+/// inputs' part only.
+constexpr prefetch_kind into_buffer(prefetch_kind p) noexcept {
+    return p == prefetch_kind::stores ? prefetch_kind::none : p;
+}
+
 inline pass_options options_for(index_t n, std::size_t bytes_per_element) noexcept {
-    return {use_streaming(n, bytes_per_element),
-            static_cast<std::size_t>(n) * bytes_per_element >= prefetch_threshold_bytes && software_prefetch_pays()};
+    const std::size_t bytes = static_cast<std::size_t>(n) * bytes_per_element;
+    const prefetch_kind prefetch = !software_prefetch_pays()                ? prefetch_kind::none
+                                   : bytes >= prefetch_threshold_bytes       ? prefetch_kind::loads_and_stores
+                                   : bytes >= store_prefetch_threshold_bytes ? prefetch_kind::stores
+                                                                             : prefetch_kind::none;
+    return {use_streaming(n, bytes_per_element), prefetch};
 }
 
 /// The fewest bytes (leaves read plus result written) a pass on a ThreadPoolDevice gives each thread it takes:
@@ -1282,7 +1337,7 @@ constexpr int threads_for(std::size_t bytes, int threads, std::size_t per_thread
 template <class D, class K>
 inline constexpr bool direct_streaming_v = simd::avx2 && !block_loop_v<true, D, K>;
 
-/// The alignment run_range<Prefetch, true> needs of its destination (see run_range).
+/// The alignment run_range<P, true> needs of its destination (see run_range).
 template <class D, class K>
 inline constexpr std::size_t stream_alignment_v = [] {
     if constexpr (wide_loop_v<D, K>)
@@ -1296,7 +1351,7 @@ inline constexpr std::size_t stream_alignment_v = [] {
 /// Writes elements [begin, end) of dst with run_range's streaming stores: the elements before the first
 /// address aligned for them with ordinary stores, the rest streamed. A destination whose elements never reach
 /// such an address (a complex<double> array that is 8 but not 16-byte aligned) is written without streaming.
-template <bool Prefetch, class D, class K>
+template <prefetch_kind Prefetch, class D, class K>
 void run_streamed(D* dst, const K& kernel, index_t begin, index_t end, bool fence = true) {
     constexpr std::size_t alignment = stream_alignment_v<D, K>;
     const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(dst + begin) % alignment;
@@ -1312,29 +1367,35 @@ void run_streamed(D* dst, const K& kernel, index_t begin, index_t end, bool fenc
 }
 
 /// Runs a kernel over elements [begin, end) of the destination. The variants a program cannot choose
-/// (streaming_enabled, prefetch_enabled) are not instantiated.
+/// (streaming_enabled, prefetch_enabled) are not instantiated. A streamed pass prefetches its inputs or
+/// nothing (its streaming stores need no lines).
 template <class D, class K>
 void run_kernel(D* dst, const K& kernel, index_t begin, index_t end, pass_options options = {}) {
+    using enum prefetch_kind;
     if constexpr (streaming_enabled && direct_streaming_v<D, K>) {
         if (options.stream) {
             if constexpr (prefetch_enabled) {
-                if (options.prefetch) {
-                    run_streamed<true>(dst, kernel, begin, end, options.fence);
+                if (options.prefetch == loads_and_stores) {
+                    run_streamed<loads_and_stores>(dst, kernel, begin, end, options.fence);
                     return;
                 }
             }
-            run_streamed<false>(dst, kernel, begin, end, options.fence);
+            run_streamed<none>(dst, kernel, begin, end, options.fence);
             return;
         }
     }
     const auto fill = [&](D* out, index_t b, index_t e) {
         if constexpr (prefetch_enabled) {
-            if (options.prefetch) {
-                run_range<true, false>(out, kernel, b, e);
+            if (options.prefetch == loads_and_stores) {
+                run_range<loads_and_stores, false>(out, kernel, b, e);
+                return;
+            }
+            if (options.prefetch == stores) {
+                run_range<stores, false>(out, kernel, b, e);
                 return;
             }
         }
-        run_range<false, false>(out, kernel, b, e);
+        run_range<none, false>(out, kernel, b, e);
     };
     if constexpr (streaming_enabled) {
         if (options.stream) {

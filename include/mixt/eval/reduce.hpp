@@ -415,7 +415,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
     }
 
     std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
-    const bool prefetch = pass.options.prefetch;
+    const bool prefetch = pass.options.prefetch == prefetch_kind::loads_and_stores; // (a reduction stores nothing)
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
         reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);

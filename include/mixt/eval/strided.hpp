@@ -461,14 +461,14 @@ struct strided_pass {
             };
             if constexpr (is_packed_element_v<Dst>) {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
-                compute_run(buffer, pass_options{false, options.prefetch});
+                compute_run(buffer, pass_options{false, into_buffer(options.prefetch)});
                 const auto [row_stride, stride] = strides_of(0);
                 pack_strided(dst + off[0], buffer, rows, cols, row_stride, stride);
             } else if (layout.direct[0]) {
                 compute_run(dst + off[0], pass_options{options.stream, options.prefetch, false});
             } else {
                 D* buffer = reinterpret_cast<D*>(stage + stage_offsets[0]);
-                compute_run(buffer, pass_options{false, options.prefetch});
+                compute_run(buffer, pass_options{false, into_buffer(options.prefetch)});
                 const auto [row_stride, stride] = strides_of(0);
                 copy_strided<true>(buffer, dst + off[0], rows, cols, row_stride, stride);
             }
@@ -544,11 +544,11 @@ struct strided_pass {
     }
     template <class Kern>
     static void compute_with(D* out, index_t len, const args_t& a, pass_options o) {
-        if (o.stream || o.prefetch) {
+        if (o.stream || o.prefetch != prefetch_kind::none) {
             const Kern k = std::apply([](const auto&... x) { return kernel_from_args<Kern>(x...); }, a);
             run_kernel(out, k, 0, len, o);
         } else {
-            std::apply([&](const auto&... x) { run_range_of<false, false, D, Kern>(out, 0, len, x...); }, a);
+            std::apply([&](const auto&... x) { run_range_of<prefetch_kind::none, false, D, Kern>(out, 0, len, x...); }, a);
         }
     }
 };
