@@ -865,6 +865,59 @@ TEST(reduce_eval, short_rows_fold_as_their_streams) {
     }
 }
 
+// Fewer rows than a lane group (short_rows_in_blocks: the rows' lanes ended together, the last values of each
+// row, fewer than the lanes, read with the identity after them): 1 and 5 rows of 1 to 140 values, sums of f32 and
+// f64 whose order shows in their bits, max and min of f32 over signed zeros and NaNs, max of i32 and sums of i64,
+// each the stream's fold written out (model_fold), bit for bit.
+template <class T, class Make, class Reduce, class Combine>
+void check_few_short_rows(std::mt19937& g, const Make& make, const Reduce& reduce, T identity, const Combine& combine) {
+    for (const Eigen::Index rows : {1, 5})
+        for (Eigen::Index n = 1; n <= 140; n += n < 70 ? 1 : 7) {
+            SCOPED_TRACE(std::to_string(rows) + " rows of " + std::to_string(n));
+            Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
+            for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = make(g);
+            const auto got = reduce(x);
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                std::vector<T> row(static_cast<std::size_t>(n));
+                for (Eigen::Index j = 0; j < n; ++j) row[static_cast<std::size_t>(j)] = x(r, j);
+                const T want = model_fold(row, identity, combine);
+                if constexpr (std::is_floating_point_v<T>) {
+                    if (std::isnan(want)) {
+                        EXPECT_TRUE(std::isnan(got(r))) << r; // (a NaN's sign and payload: README, "NaN")
+                        continue;
+                    }
+                }
+                EXPECT_EQ(std::memcmp(&got(r), &want, sizeof(T)), 0) << r << ": " << got(r) << " against " << want;
+            }
+        }
+}
+
+TEST(reduce_eval, few_short_rows_fold_as_their_streams) {
+    std::mt19937 g(43);
+    std::uniform_real_distribution<double> d(-1, 1);
+    std::uniform_int_distribution<int> e(-24, 24), pick(0, 99);
+    const auto add = [](auto a, auto b) { return a + b; };
+    const auto f32 = [&](std::mt19937& gen) { return static_cast<float>(std::ldexp(d(gen), e(gen))); };
+    const auto f64 = [&](std::mt19937& gen) { return std::ldexp(d(gen), e(gen)); };
+    const auto zeros_and_nans = [&](std::mt19937& gen) {
+        const int k = pick(gen);
+        return k < 20 ? 0.0f : k < 40 ? -0.0f : k == 40 ? std::numeric_limits<float>::quiet_NaN() : f32(gen);
+    };
+    const auto i32 = [&](std::mt19937& gen) { return static_cast<std::int32_t>(gen()); };
+    const auto i64 = [&](std::mt19937& gen) { return static_cast<std::int64_t>((std::uint64_t{gen()} << 32) | gen()); };
+    const auto sum = [](const auto& x) { return mixt::eval(mixt::sum(x, 1)); };
+    check_few_short_rows<float>(g, f32, sum, 0.0f, add);
+    check_few_short_rows<double>(g, f64, sum, 0.0, add);
+    check_few_short_rows<float>(g, zeros_and_nans, [](const auto& x) { return mixt::eval(mixt::max(x, 1)); },
+                                -std::numeric_limits<float>::infinity(), model_larger<float>);
+    check_few_short_rows<float>(g, zeros_and_nans, [](const auto& x) { return mixt::eval(mixt::min(x, 1)); },
+                                std::numeric_limits<float>::infinity(), model_smaller<float>);
+    check_few_short_rows<std::int32_t>(g, i32, [](const auto& x) { return mixt::eval(mixt::max(x, 1)); },
+                                       std::numeric_limits<std::int32_t>::min(), model_larger<std::int32_t>);
+    check_few_short_rows<std::int64_t>(g, i64, sum, std::int64_t{0},
+                                       [](std::int64_t a, std::int64_t b) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b)); });
+}
+
 // argmax and argmin along short rows (1 to 128 values: first_extremes_across, 16 rows of a 4-byte type or 8 of an
 // 8-byte one side by side with AVX-512 (rows of more than 16 values of an 8-byte type each in 8 lanes), types of
 // 1 and 2 bytes and bool widened to i32 and then the same, each row in turn otherwise; 129 and

@@ -630,11 +630,34 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
         if (h >= kept) continue;
         const index_t whole = n / lane_group * lane_group, rest = n - whole;
         alignas(64) lane last[lane_group];
-        for (index_t p = 0; p < lane_group; ++p) last[p] = p < rest ? Op::from(xr[whole + p], 0) : Op::identity();
+        const auto fill_last = [&] {
+            for (index_t p = 0; p < lane_group; ++p) last[p] = p < rest ? Op::from(xr[whole + p], 0) : Op::identity();
+        };
 #if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loops
         if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
             typedef lane vec __attribute__((vector_size(64)));
             constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+#if MIXT_SIMD_AVX512
+            // The last values of vector v and the identity after them, by one masked load: `last` built in memory
+            // by the compiler's 32-byte stores, then read as 64-byte vectors, made each read wait until those
+            // stores had left (no store forwarding; docs/performance-notes.md, "Small reductions: a call's fixed
+            // cost").
+            vec identity{};
+            for (index_t p = 0; p < per_vec; ++p) identity[p] = Op::identity();
+            const auto last_vector = [&](index_t v) {
+                const index_t left = std::clamp<index_t>(rest - v * per_vec, 0, per_vec);
+                if (left == 0) return identity;
+                const A* const from = xr + whole + v * per_vec;
+                __m512i loaded;
+                if constexpr (sizeof(lane) == 4)
+                    loaded = _mm512_mask_loadu_epi32(std::bit_cast<__m512i>(identity), static_cast<__mmask16>((1u << left) - 1u), from);
+                else
+                    loaded = _mm512_mask_loadu_epi64(std::bit_cast<__m512i>(identity), static_cast<__mmask8>((1u << left) - 1u), from);
+                return std::bit_cast<vec>(loaded);
+            };
+#else
+            fill_last();
+#endif
             fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                 for (index_t j = 0; j < whole; j += lane_group)
                     for (index_t v = 0; v < count; ++v) {
@@ -643,14 +666,19 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
                         visit(v, xv);
                     }
                 for (index_t v = 0; v < count; ++v) {
+#if MIXT_SIMD_AVX512
+                    visit(v, last_vector(v));
+#else
                     vec xv;
                     std::memcpy(&xv, last + v * per_vec, sizeof(vec));
                     visit(v, xv);
+#endif
                 }
             });
         } else
 #endif
         {
+            fill_last();
             for (index_t j = 0; j < whole; j += lane_group)
                 for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xr[j + p], 0));
             for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], last[p]);
