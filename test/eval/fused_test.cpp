@@ -76,8 +76,8 @@ TEST(fused, which_kernels_take_the_block_loop) {
 }
 
 // Software prefetch (of the destination beyond L1's size, of the inputs too above the larger threshold) only
-// where it pays: not on AMD CPUs. The vendor is read here from
-// /proc/cpuinfo, independently of the CPUID instruction that mixt asks.
+// where it pays: not on AMD CPUs. The vendor is read here from /proc/cpuinfo, independently of the CPUID
+// instruction that mixt asks.
 TEST(fused, prefetch_and_division_by_reciprocal_follow_the_cpu_vendor) {
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line, vendor;
