@@ -117,31 +117,28 @@ inline bool division_by_reciprocal_pays() noexcept {
 #endif
 }
 
-/// Asks for the destination lines [p + store_prefetch_ahead, p + store_prefetch_ahead + Bytes) for writing, one
-/// request per line (at least one). The address is computed as an integer: it may lie past the end of the
-/// array (a prefetch never faults).
-template <std::size_t Bytes, class D>
-inline void prefetch_for_stores(const D* p) noexcept {
+/// Asks for the cache lines of the bytes [base, base + Bytes), one request per line (at least one), for writing
+/// where Write. The address is an integer: it may lie past the end of the array (a prefetch never faults).
+template <std::size_t Bytes, bool Write>
+inline void prefetch_lines(std::uintptr_t base) noexcept {
 #if defined(__GNUC__)
-    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(p) + store_prefetch_ahead;
-    for (std::size_t b = 0; b < Bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + b), 1);
+    for (std::size_t b = 0; b < Bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + b), Write ? 1 : 0);
 #else
-    (void)p;
+    (void)base;
 #endif
 }
 
-/// Asks for the cache lines of elements [i, i + Count) of p. The address is computed as an integer: it may
-/// lie past the end of the array (a prefetch never faults).
+/// Asks for the destination lines [p + store_prefetch_ahead, p + store_prefetch_ahead + Bytes) for writing.
+template <std::size_t Bytes, class D>
+inline void prefetch_for_stores(const D* p) noexcept {
+    prefetch_lines<Bytes, true>(reinterpret_cast<std::uintptr_t>(p) + store_prefetch_ahead);
+}
+
+/// Asks for the cache lines of elements [i, i + Count) of p.
 template <index_t Count, class T>
 inline void prefetch_elements(const T* p, index_t i) noexcept {
-#if defined(__GNUC__)
-    constexpr index_t bytes = Count * static_cast<index_t>(sizeof(T));
-    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(i) * sizeof(T);
-    for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + static_cast<std::uintptr_t>(b)));
-#else
-    (void)p;
-    (void)i;
-#endif
+    prefetch_lines<static_cast<std::size_t>(Count) * sizeof(T), false>(reinterpret_cast<std::uintptr_t>(p) +
+                                                                       static_cast<std::uintptr_t>(i) * sizeof(T));
 }
 
 // A kernel k computes its node at element i: k.at(i) is the batch of elements [i, i + 8), k.at_partial(i, n)
