@@ -376,7 +376,7 @@ TEST(reduce_eval, dense_operands) {
 // stream is one super-block. Column c of the result.
 template <class T, class Combine>
 T model_fold(const std::vector<T>& x, T identity, Combine combine, std::size_t K = 1, std::size_t c = 0) {
-    const std::size_t P = K == 1 ? 32 : 96, block = K == 1 ? 4096 : 96 * 43;
+    const std::size_t P = 32 % K == 0 ? 32 : 96, block = P == 32 ? 4096 : 96 * 43; // (make_stream_shape)
     std::vector<std::pair<T, int>> stack;
     for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
         std::vector<T> l(P, identity);
@@ -474,6 +474,77 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
             EXPECT_EQ(std::bit_cast<std::uint32_t>(mn), 0x80000000u);
         }
     }
+}
+
+// Streams of four blocks and more: a float sum, mean or product folds whole blocks side by side
+// (stream_fold::blocks_side_by_side), each block's lanes and its end as the block alone makes them, pushed in
+// order. Lengths around multiples of four blocks and past a super-block (2^18 values), runs that start inside a
+// block (a slice of long rows), columns that divide the 32 lanes (each block's end then combines every K-th
+// lane), f16 products summed in f32: against the fold written out, bit for bit.
+TEST(reduce_eval, many_blocks_fold_side_by_side_as_one_at_a_time) {
+    std::mt19937 g(62);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-30, 30);
+    const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    const auto add = [](float a, float b) { return a + b; };
+    const auto mul = [](float a, float b) { return a * b; };
+    // Magnitudes 2^-30 to 2^30 (the order within a block shows in the bits), [-1, 1) (every block's sum has
+    // low bits that the order of the blocks' sums rounds away), or 1 + 2^-8 * [-1, 1) (products).
+    enum class spread { wide, unit, near_one };
+    const auto draw = [&](spread k) {
+        return k == spread::wide ? std::ldexp(d(g), e(g)) : k == spread::unit ? d(g) : 1.0f + std::ldexp(d(g), -8);
+    };
+    const auto values = [&](Eigen::Index n, spread k) {
+        Eigen::Tensor<float, 1> x(n);
+        for (Eigen::Index i = 0; i < n; ++i) x(i) = draw(k);
+        return x;
+    };
+    for (const Eigen::Index n : {4 * 4096 - 1, 4 * 4096, 4 * 4096 + 1, 5 * 4096 + 37, 8 * 4096, 13 * 4096 + 4095,
+                                 70 * 4096 + 5}) {
+        SCOPED_TRACE(n);
+        const Eigen::Tensor<float, 1> x = values(n, spread::wide), unit = values(n, spread::unit),
+                                      near_one = values(n, spread::near_one);
+        const std::vector<float> s(x.data(), x.data() + n), u(unit.data(), unit.data() + n),
+            p(near_one.data(), near_one.data() + n);
+        const float want = model_fold(s, 0.0f, add), want_unit = model_fold(u, 0.0f, add);
+        EXPECT_EQ(bits(mixt::eval(mixt::sum(x))()), bits(want));
+        EXPECT_EQ(bits(mixt::eval(mixt::sum(mixt::lazy(x) * 1.0f))()), bits(want));
+        EXPECT_EQ(bits(mixt::eval(mixt::sum(unit))()), bits(want_unit));
+        EXPECT_EQ(bits(mixt::eval(mixt::mean(unit))()), bits(want_unit / static_cast<float>(n)));
+        EXPECT_EQ(bits(mixt::eval(mixt::prod(near_one))()), bits(model_fold(p, 1.0f, mul)));
+        for (const Eigen::Index k : {2, 4, 8, 32}) { // k columns: an [n / k, k] tensor summed over axis 0
+            SCOPED_TRACE(k);
+            Eigen::TensorMap<const Eigen::Tensor<float, 2, Eigen::RowMajor>> cols(x.data(), n / k, k);
+            const Eigen::Tensor<float, 1> got = mixt::eval(mixt::sum(cols, 0));
+            const std::vector<float> head(s.begin(), s.begin() + n / k * k);
+            for (Eigen::Index c = 0; c < k; ++c)
+                EXPECT_EQ(bits(got(c)), bits(model_fold(head, 0.0f, add, static_cast<std::size_t>(k), static_cast<std::size_t>(c))))
+                    << c;
+        }
+    }
+    // Rows of 20000 values of a slice: each run a row; the second and third start 3616 and 3136 values into a
+    // block, which the fold ends one value at a time before taking whole blocks side by side (blocks 5 to 8 and
+    // 10 to 13: their order among the pairwise stack's entries shows in the bits). Eight draws: the order of a
+    // few sums of [-1, 1) rounds to the same bits now and then.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> rows(3, 20001);
+    for (int draws = 0; draws < 8; ++draws) {
+        for (Eigen::Index i = 0; i < rows.size(); ++i) rows.data()[i] = draw(spread::unit);
+        const auto part = rows.slice(Eigen::array<Eigen::Index, 2>{0, 1}, Eigen::array<Eigen::Index, 2>{3, 20000});
+        const Eigen::Tensor<float, 2, Eigen::RowMajor> copied = part;
+        const std::vector<float> in_order(copied.data(), copied.data() + copied.size());
+        EXPECT_EQ(bits(mixt::eval(mixt::sum(part))()), bits(model_fold(in_order, 0.0f, add))) << draws;
+    }
+    // f16 products, each rounded to f16, summed in f32 and rounded to f16 once.
+    const Eigen::Index n = 6 * 4096 + 3;
+    Eigen::Tensor<Eigen::half, 1> a(n), b(n);
+    std::vector<float> products(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) {
+        a(i) = Eigen::half(std::ldexp(d(g), e(g) / 4));
+        b(i) = Eigen::half(d(g));
+        products[static_cast<std::size_t>(i)] = static_cast<float>(Eigen::half(static_cast<float>(a(i)) * static_cast<float>(b(i))));
+    }
+    const Eigen::half got = mixt::eval(mixt::sum(mixt::lazy(a) * b))();
+    EXPECT_EQ(std::bit_cast<std::uint16_t>(got), std::bit_cast<std::uint16_t>(Eigen::half(model_fold(products, 0.0f, add))));
 }
 
 

@@ -414,7 +414,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         }
     }
 
-    std::vector<lane> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
+    small_array<lane, 16> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
     const bool prefetch = pass.options.prefetch == prefetch_kind::loads_and_stores; // (a reduction stores nothing)
     const auto task = [&](index_t first, index_t last) {
         // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
@@ -437,8 +437,9 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
 
     // Each row's super-blocks combined pairwise, then finished into the result's dtype.
     const std::size_t depth = reduce_scratch<lane>::stack_depth(supers);
-    std::vector<lane> entries(static_cast<std::size_t>(columns) * depth), final_value(static_cast<std::size_t>(columns));
-    std::vector<int> levels(depth);
+    small_array<lane, 4 * 24> entries(static_cast<std::size_t>(columns) * depth);
+    small_array<lane, 4> final_value(static_cast<std::size_t>(columns));
+    small_array<int, 24> levels(depth);
     for (index_t row = 0; row < rows; ++row) {
         const lane* v = partial.data() + static_cast<std::size_t>(row * per_row * columns); // one super-block: as is
         if (supers > 1) {

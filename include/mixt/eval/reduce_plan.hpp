@@ -264,12 +264,34 @@ inline constexpr reduce_kind reduce_kind_of = Op::kind;
 
 // --- One stream: lanes, blocks, the pairwise stack ---------------------------------------------------------------
 
+/// n values of T, each `value` at first: in the object itself for up to N of them, else on the heap. A
+/// reduction of a few values would otherwise spend a good part of its time allocating its scratch memory.
+template <class T, std::size_t N>
+class small_array {
+public:
+    explicit small_array(std::size_t n, const T& value = T())
+        : heap_(n > N ? std::make_unique<T[]>(n) : nullptr), data_(n > N ? heap_.get() : in_place_.data()) {
+        std::fill_n(data_, n, value);
+    }
+    small_array(const small_array&) = delete;
+    small_array& operator=(const small_array&) = delete;
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+
+private:
+    std::array<T, N> in_place_;
+    std::unique_ptr<T[]> heap_;
+    T* data_;
+};
+
 /// Scratch memory of a task: P lanes, K columns, and a pairwise stack of `depth` entries of K columns (a
 /// stack of n pushes never holds more than bit_width(n) entries, plus the one being pushed).
 template <class Lane>
 struct reduce_scratch {
-    std::vector<Lane> lanes, columns, stack;
-    std::vector<int> levels;
+    small_array<Lane, 3 * 32> lanes; // (P: 32, or 96 for three columns)
+    small_array<Lane, 4> columns;
+    small_array<Lane, 4 * 24> stack;
+    small_array<int, 24> levels;
     reduce_scratch(index_t p, index_t k, index_t pushes)
         : lanes(static_cast<std::size_t>(p)), columns(static_cast<std::size_t>(k)),
           stack(static_cast<std::size_t>(k) * stack_depth(pushes)), levels(stack_depth(pushes)) {}

@@ -709,11 +709,8 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
         }
     } else {
         const index_t used = std::min(n, lane_group);
-        lane v[Rows];
-        for (index_t h = 0; h < Rows; ++h) v[h] = held[h][0];
-        for (index_t p = 1; p < used; ++p)
-            for (index_t h = 0; h < Rows; ++h) v[h] = Op::combine(v[h], held[h][p]);
-        for (index_t h = 0; h < kept; ++h) store(h, v[h]);
+        chains_side_by_side<Op>(
+            kept, used, 1, [&](index_t h) -> const lane* { return held[h]; }, [&](index_t h, const lane& v) { store(h, v); });
     }
 }
 

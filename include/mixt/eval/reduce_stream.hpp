@@ -91,12 +91,16 @@ inline constexpr bool word_sum_v<Op, A, convert_kernel<A, leaf_kernel<T>>> =
 
 /// Folds `rows` rows of G * lane_group stream elements, elements i, i + 1, ... of the kernel Kern whose run-time
 /// values are `args` (kernel_args), into G * lane_group lanes, element p of a row into lane p; the lanes are
-/// held in registers meanwhile. MIXT_FLATTEN and the values as arguments for the reasons run_range_of gives.
-/// With `prefetch` (stream_fold::prefetch), the float and 32-byte loops ask for their inputs prefetch_distance
-/// elements ahead, as the fused loop does.
-template <class Op, class A, class Kern, int G, class... Args>
-MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, bool prefetch, Args... args) {
+/// held in registers meanwhile. With NB > 1, the same for NB runs side by side, run b from element
+/// i + b * apart into lanes l + b * G * lane_group (blocks_side_by_side). MIXT_FLATTEN and the values as
+/// arguments for the reasons run_range_of gives. With `prefetch` (stream_fold::prefetch), the float and 32-byte
+/// loops ask for their inputs prefetch_distance elements ahead, as the fused loop does.
+template <class Op, class A, class Kern, int G, int NB, class... Args>
+MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index_t rows, index_t apart, bool prefetch,
+                               Args... args) {
     static_assert(folds_batches_v<Op, A> && !Op::indexed);
+    static_assert(NB == 1 || (!word_sum_v<Op, A, Kern> && !narrow_sum<Op, A, Kern>::value));
+    (void)apart; // (NB == 1)
     using lane = typename Op::lane;
     constexpr index_t row = G * lane_group;
     const Kern k = kernel_from_args<Kern>(args...);
@@ -159,28 +163,32 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
         typedef float wvec __attribute__((vector_size(64)));
         constexpr index_t count = 2 * G;
         with_prefetch([&](auto ahead) {
-            fold_vectors<Op, A, count>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
+            fold_vectors<Op, A, count * NB>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r, i += row) {
-                    if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
+                    if constexpr (decltype(ahead)::value)
+                        for (int nb = 0; nb < NB; ++nb) k.template prefetch<row>(i + nb * apart + prefetch_distance);
+                    for (int nb = 0; nb < NB; ++nb) {
+                        const index_t at = i + nb * apart;
 #if MIXT_SIMD_AVX512FP16
-                    if constexpr (pair_kernel<Kern>::value) { // (f16 arithmetic, 32 values at a time)
-                        for (index_t v = 0; v < count; v += 2) {
-                            simd::wide::batch<float> lo, hi;
-                            wide_pair(k, i + 16 * v, lo, hi);
-                            wvec x;
-                            std::memcpy(&x, &lo.v, sizeof(wvec));
-                            visit(v, x);
-                            std::memcpy(&x, &hi.v, sizeof(wvec));
-                            visit(v + 1, x);
+                        if constexpr (pair_kernel<Kern>::value) { // (f16 arithmetic, 32 values at a time)
+                            for (index_t v = 0; v < count; v += 2) {
+                                simd::wide::batch<float> lo, hi;
+                                wide_pair(k, at + 16 * v, lo, hi);
+                                wvec x;
+                                std::memcpy(&x, &lo.v, sizeof(wvec));
+                                visit(nb * count + v, x);
+                                std::memcpy(&x, &hi.v, sizeof(wvec));
+                                visit(nb * count + v + 1, x);
+                            }
+                            continue;
                         }
-                        continue;
-                    }
 #endif
-                    for (index_t v = 0; v < count; ++v) {
-                        const auto b = k.wide_at(i + 16 * v);
-                        wvec x;
-                        std::memcpy(&x, &b.v, sizeof(wvec));
-                        visit(v, x);
+                        for (index_t v = 0; v < count; ++v) {
+                            const auto b = k.wide_at(at + 16 * v);
+                            wvec x;
+                            std::memcpy(&x, &b.v, sizeof(wvec));
+                            visit(nb * count + v, x);
+                        }
                     }
                 }
             });
@@ -192,18 +200,20 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
     with_prefetch([&](auto ahead) {
-        fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) { // each batch's vectors of lanes, in order
+        fold_vectors<Op, A, count * NB>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) { // each batch's vectors of lanes, in order
             for (index_t r = 0; r < rows; ++r, i += row) {
-                if constexpr (decltype(ahead)::value) k.template prefetch<row>(i + prefetch_distance);
-                for (index_t b = 0; b < row / per_batch; ++b) {
-                    alignas(64) A t[per_batch];
-                    simd::store(t, k.at(i + b * per_batch));
-                    for (index_t h = 0; h < vecs_per_batch; ++h) {
-                        vec x;
-                        std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
-                        visit(b * vecs_per_batch + h, x);
+                if constexpr (decltype(ahead)::value)
+                    for (int nb = 0; nb < NB; ++nb) k.template prefetch<row>(i + nb * apart + prefetch_distance);
+                for (int nb = 0; nb < NB; ++nb)
+                    for (index_t b = 0; b < row / per_batch; ++b) {
+                        alignas(64) A t[per_batch];
+                        simd::store(t, k.at(i + nb * apart + b * per_batch));
+                        for (index_t h = 0; h < vecs_per_batch; ++h) {
+                            vec x;
+                            std::memcpy(&x, t + h * per_vec, sizeof(vec)); // A's bits are the lane's
+                            visit(nb * count + b * vecs_per_batch + h, x);
+                        }
                     }
-                }
             }
         });
     });
@@ -346,6 +356,64 @@ void fold_some_of(typename Op::lane* l, index_t q, index_t i, index_t n, index_t
     }
 }
 
+/// C chains of combines side by side (C is 4 or 8): out[c] is from[c][0] combined with from[c][apart],
+/// from[c][2 * apart], ... from[c][(m - 1) * apart], in that order. In named accumulators: an array of them
+/// became one vector kept on the stack, each combine waiting for the store of the one before (GCC 12). The
+/// compiler gathers each step's values into a vector: eight cost twice the shuffles of four, so four where
+/// four chains are all there is.
+template <class Op, int C>
+inline void chains_side_by_side(const typename Op::lane* const (&from)[C], index_t m, index_t apart,
+                                typename Op::lane (&out)[C]) {
+    static_assert(C == 4 || C == 8);
+    using lane = typename Op::lane;
+    const lane *const f0 = from[0], *const f1 = from[1], *const f2 = from[2], *const f3 = from[3];
+    const lane *const f4 = from[C - 4], *const f5 = from[C - 3], *const f6 = from[C - 2], *const f7 = from[C - 1];
+    lane v0 = f0[0], v1 = f1[0], v2 = f2[0], v3 = f3[0], v4 = f4[0], v5 = f5[0], v6 = f6[0], v7 = f7[0];
+    for (index_t j = 1; j < m; ++j) {
+        const index_t at = j * apart;
+        v0 = Op::combine(v0, f0[at]);
+        v1 = Op::combine(v1, f1[at]);
+        v2 = Op::combine(v2, f2[at]);
+        v3 = Op::combine(v3, f3[at]);
+        if constexpr (C == 8) {
+            v4 = Op::combine(v4, f4[at]);
+            v5 = Op::combine(v5, f5[at]);
+            v6 = Op::combine(v6, f6[at]);
+            v7 = Op::combine(v7, f7[at]);
+        }
+    }
+    out[0] = v0;
+    out[1] = v1;
+    out[2] = v2;
+    out[3] = v3;
+    if constexpr (C == 8) {
+        out[4] = v4;
+        out[5] = v5;
+        out[6] = v6;
+        out[7] = v7;
+    }
+}
+
+/// chains_side_by_side for `count` chains, chain t's first value at first(t): four or eight at a time,
+/// store(t, result) for each.
+template <class Op, class First, class Store>
+inline void chains_side_by_side(index_t count, index_t m, index_t apart, const First& first, const Store& store) {
+    using lane = typename Op::lane;
+    const auto run = [&]<int C>(std::integral_constant<int, C>, index_t t0) {
+        const lane* from[C];
+        for (index_t c = 0; c < C; ++c) from[c] = first(std::min(t0 + c, count - 1));
+        lane out[C];
+        chains_side_by_side<Op, C>(from, m, apart, out);
+        for (index_t c = 0; c < C && t0 + c < count; ++c) store(t0 + c, out[c]);
+    };
+    for (index_t t = 0; t < count; t += 8) {
+        if (count - t <= 4)
+            run(std::integral_constant<int, 4>{}, t);
+        else
+            run(std::integral_constant<int, 8>{}, t);
+    }
+}
+
 /// Folds a stream segment by segment into lanes, blocks and a pairwise stack.
 template <class Op, class A>
 struct stream_fold {
@@ -478,6 +546,16 @@ struct stream_fold {
         const index_t P = shape.P;
         index_t i = 0;
         while (n > 0) {
+            if constexpr (constexpr int NB = blocks_side_by_side<Kern>(); NB > 1) {
+                if (in_block == 0 && P == lane_group && n >= NB * shape.block) {
+                    const index_t whole = n / (NB * shape.block) * (NB * shape.block);
+                    std::apply([&](const auto&... a) { fold_blocks_side_by_side<Kern, NB>(i, whole, a...); }, args);
+                    i += whole;
+                    s0 += whole;
+                    n -= whole;
+                    continue;
+                }
+            }
             const index_t take = grouping_free ? n : std::min(n, shape.block - in_block);
             if constexpr (Op::indexed) { // one column: lane 0 holds the row's first extreme so far
                 std::apply(
@@ -494,8 +572,8 @@ struct stream_fold {
                 std::apply(
                     [&](const auto&... a) {
                         if (head > 0) fold_some_of<Op, A, Kern>(l, q, i, head, 0, a...);
-                        if (rows > 0 && P == lane_group) fold_rows_of<Op, A, Kern, 1>(l, i + head, rows, prefetch, a...);
-                        if (rows > 0 && P == 3 * lane_group) fold_rows_of<Op, A, Kern, 3>(l, i + head, rows, prefetch, a...);
+                        if (rows > 0 && P == lane_group) fold_rows_of<Op, A, Kern, 1, 1>(l, i + head, rows, 0, prefetch, a...);
+                        if (rows > 0 && P == 3 * lane_group) fold_rows_of<Op, A, Kern, 3, 1>(l, i + head, rows, 0, prefetch, a...);
                         if (tail > 0) fold_some_of<Op, A, Kern>(l, 0, i + head + rows * P, tail, 0, a...);
                     },
                     args);
@@ -505,6 +583,42 @@ struct stream_fold {
             s0 += take;
             n -= take;
             block_done();
+        }
+    }
+
+    /// How many whole blocks feed_kernel folds at once (fold_rows_of's NB) for the kernel Kern. A block's lanes
+    /// are a chain of dependent combines each, in as many registers as they fill: two for the 32 f32 lanes of a
+    /// sum with AVX-512, so that the fold waits on each addition's latency. The blocks are independent until
+    /// end_block, so NB of them side by side give the fold NB times the chains, up to eight registers; the same
+    /// bits. 1 for the streams that ignore blocks (grouping_free), the lanes that fill eight registers already,
+    /// and the integer-word and narrow sums (their own loops).
+    template <class Kern>
+    static constexpr int blocks_side_by_side() {
+        if constexpr (grouping_free || Op::indexed || !folds_batches_v<Op, A> || word_sum_v<Op, A, Kern> ||
+                      narrow_sum<Op, A, Kern>::value) {
+            return 1;
+        } else {
+            constexpr std::size_t bytes = wide_loop_v<A, Kern> ? 64 : 32;
+            constexpr std::size_t registers = std::max<std::size_t>(1, lane_group * sizeof(lane) / bytes);
+            return registers >= 8 ? 1 : static_cast<int>(8 / registers);
+        }
+    }
+
+    /// The `n` elements of the kernel Kern (values `args`) from element i, NB whole blocks at a time (n a multiple
+    /// of NB blocks, in_block 0): each group's blocks folded side by side (fold_rows_of), then ended as
+    /// end_block ends one, their chains side by side too, and pushed in order.
+    template <class Kern, int NB, class... Args>
+    void fold_blocks_side_by_side(index_t i, index_t n, const Args&... args) {
+        const index_t block = shape.block, columns = shape.columns, m = lane_group / columns;
+        for (const index_t end = i + n; i < end; i += NB * block) {
+            alignas(64) lane side[NB * lane_group];
+            std::fill_n(side, NB * lane_group, Op::identity());
+            fold_rows_of<Op, A, Kern, 1, NB>(side, i, block / lane_group, block, prefetch, args...);
+            lane ends[NB][lane_group];
+            chains_side_by_side<Op>( // a chain per (block, column)
+                NB * columns, m, columns, [&](index_t t) { return side + t / columns * lane_group + t % columns; },
+                [&](index_t t, const lane& v) { ends[t / columns][t % columns] = v; });
+            for (int b = 0; b < NB; ++b) stack.push(ends[b]);
         }
     }
 

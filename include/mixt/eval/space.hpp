@@ -172,7 +172,7 @@ using view_element_t =
 
 /// The strided view of an Eigen object (has_view_v), read-only.
 template <class X>
-auto view_of(const X& x) {
+MIXT_ALWAYS_INLINE auto view_of(const X& x) {
     using T = const view_element_t<X>;
     constexpr int R = array_traits<X>::rank;
     if constexpr (is_packed_map_v<X>) {

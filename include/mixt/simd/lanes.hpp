@@ -15,8 +15,31 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "mixt/expr/reduce.hpp"
+#include "mixt/simd/arch.hpp"
+
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+#include <immintrin.h>
+#endif
 
 namespace mixt::simd {
+
+/// v = the sizeof(V) bytes at p. A 64-byte vector is loaded as two 32-byte halves: lanes just written by the
+/// compiler's own 32-byte stores (GCC's tuning for AVX-512 CPUs fills and copies arrays so) are then forwarded
+/// from those stores, where one 64-byte load over two of them waits until both are written; a 64-byte store
+/// forwards to either half.
+template <class V>
+inline void load_lanes(V& v, const void* p) {
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (sizeof(V) == 64) {
+        const __m256i lo = _mm256_loadu_si256(static_cast<const __m256i*>(p));
+        const __m256i hi = _mm256_loadu_si256(static_cast<const __m256i*>(p) + 1);
+        const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+        std::memcpy(&v, &w, sizeof(V));
+        return;
+    }
+#endif
+    std::memcpy(&v, p, sizeof(V));
+}
 
 /// a = mask ? x : a, lane by lane, for a mask of all-ones or zero lanes of the same width. nvcc's front end
 /// stops at a `?:` between a mask and vectors of a type that depends on a template parameter (an internal
@@ -71,7 +94,7 @@ inline void flip_key(B& b) {
 }
 template <class B>
 inline void extreme_load(B& hi, B& lo, const void* p) {
-    std::memcpy(&hi, p, sizeof(hi));
+    load_lanes(hi, p);
     flip_key(hi);
     lo = hi;
 }
@@ -127,9 +150,9 @@ inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const F
         for (Eigen::Index v = 0; v < Count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vector);
     } else {
         V acc[Count];
-        std::memcpy(acc, l, sizeof(acc));
+        for (Eigen::Index v = 0; v < Count; ++v) load_lanes(acc[v], l + v * per_vector);
         for_each_vector([&](Eigen::Index v, const V& x) { combine_lanes<Op::kind>(acc[v], x); });
-        std::memcpy(l, acc, sizeof(acc));
+        for (Eigen::Index v = 0; v < Count; ++v) std::memcpy(l + v * per_vector, &acc[v], sizeof(V));
     }
 }
 
