@@ -4,6 +4,9 @@
 // reductions, NaN and signed zeros, empty reductions, and the thread pool (equal bit for bit).
 
 #define EIGEN_USE_THREADS
+// Float sums fold whole blocks side by side on every CPU here (by default not on AMD, where it is not measured):
+// the bits must be those of one block at a time (many_blocks_fold_side_by_side_as_one_at_a_time).
+#define MIXT_BLOCKS_SIDE_BY_SIDE 1
 #include <mixt/mixt.hpp>
 
 #include <algorithm>
@@ -476,11 +479,12 @@ TEST(reduce_eval, batches_fold_into_lanes_in_the_stream_order) {
     }
 }
 
-// Streams of four blocks and more: a float sum, mean or product folds whole blocks side by side
-// (stream_fold::blocks_side_by_side), each block's lanes and its end as the block alone makes them, pushed in
-// order. Lengths around multiples of four blocks and past a super-block (2^18 values), runs that start inside a
-// block (a slice of long rows), columns that divide the 32 lanes (each block's end then combines every K-th
-// lane), f16 products summed in f32: against the fold written out, bit for bit.
+// Streams of four blocks and more: a float sum, mean or product of at most side_by_side_max_bytes folds whole
+// blocks side by side (stream_fold::blocks_side_by_side), each block's lanes and its end as the block alone
+// makes them, pushed in order; longer ones one block at a time. Lengths around multiples of four blocks and
+// past a super-block (2^18 values), runs that start inside a block (a slice of long rows), columns that
+// divide the 32 lanes (each block's end then combines every K-th lane), f16 products summed in f32: against
+// the fold written out, bit for bit.
 TEST(reduce_eval, many_blocks_fold_side_by_side_as_one_at_a_time) {
     std::mt19937 g(62);
     std::uniform_real_distribution<float> d(-1, 1);
@@ -507,6 +511,8 @@ TEST(reduce_eval, many_blocks_fold_side_by_side_as_one_at_a_time) {
         const std::vector<float> s(x.data(), x.data() + n), u(unit.data(), unit.data() + n),
             p(near_one.data(), near_one.data() + n);
         const float want = model_fold(s, 0.0f, add), want_unit = model_fold(u, 0.0f, add);
+        const bool side_by_side = static_cast<std::size_t>(n) * sizeof(float) <= mixt::detail::side_by_side_max_bytes;
+        EXPECT_EQ(mixt::explain(mixt::sum(x)).find(" side by side)") != std::string::npos, side_by_side);
         EXPECT_EQ(bits(mixt::eval(mixt::sum(x))()), bits(want));
         EXPECT_EQ(bits(mixt::eval(mixt::sum(mixt::lazy(x) * 1.0f))()), bits(want));
         EXPECT_EQ(bits(mixt::eval(mixt::sum(unit))()), bits(want_unit));

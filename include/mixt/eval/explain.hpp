@@ -110,8 +110,9 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
         const pass_decision& pass = planned.pass;
         out << ", result " << result_text<value_t<Red>, Red::rank>(plan.out_shape) << ", strategy "
             << name(planned.strategy) << ", rows " << plan.rows << ", stream "
-            << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block
-            << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
+            << plan.stream << ", columns " << plan.columns << ", lanes " << plan.shape.P << ", block " << plan.shape.block;
+        if (planned.blocks_side_by_side > 1) out << " (" << planned.blocks_side_by_side << " side by side)";
+        out << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
         out << "threads: " << pass.threads << '\n';
         out << "stores: plain" << (pass.options.prefetch == prefetch_kind::loads_and_stores ? ", prefetch" : "")
             << (planned.ahead_end ? ", scans prefetch ahead to the array's end" : "") << '\n';

@@ -222,6 +222,9 @@ struct reduction_plan {
     pass_decision pass;
     reduce_strategy strategy;
     const void* ahead_end = nullptr;
+    /// How many whole blocks a stream folds at once (stream_fold::blocks_side_by_side where side_by_side_pays
+    /// and the reduction reads at most side_by_side_max_bytes; else 1).
+    int blocks_side_by_side = 1;
 };
 template <class Red, class C, class Device>
 auto plan_reduction(const Red& r, const C& c, const Device& device) {
@@ -244,7 +247,11 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
                 ahead_end = reinterpret_cast<const void*>(hi);
         }
     }
-    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end};
+    int side_by_side = 1;
+    if (strategy == reduce_strategy::streams && side_by_side_pays() &&
+        static_cast<std::size_t>(layout.stream * layout.rows) * leaf_bytes_v<C> <= side_by_side_max_bytes)
+        side_by_side = stream_fold<Op, A>::template blocks_side_by_side<Kern>();
+    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end, side_by_side};
 }
 
 /// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
@@ -426,6 +433,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             stream_fold<Op, A> fold(shape, scratch);
             fold.ahead_end = ahead_end;
             fold.prefetch = prefetch;
+            fold.side_by_side = planned.blocks_side_by_side > 1;
             const auto [base, out_off] = row_bases(row);
             (void)out_off;
             const index_t begin = sb * super, end = std::min(stream, begin + super);

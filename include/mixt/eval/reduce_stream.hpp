@@ -356,6 +356,26 @@ void fold_some_of(typename Op::lane* l, index_t q, index_t i, index_t n, index_t
     }
 }
 
+/// The most bytes a reduction reads for its float sums to fold blocks side by side (stream_fold::side_by_side):
+/// about what a core's L2 holds. Beyond it the fold waits on memory, not on its additions, and four streams
+/// of blocks at once were slower than one (docs/performance-notes.md, "Float sums: blocks side by side").
+/// MIXT_SIDE_BY_SIDE_MAX_BYTES changes it, the same in every translation unit.
+#ifndef MIXT_SIDE_BY_SIDE_MAX_BYTES
+#define MIXT_SIDE_BY_SIDE_MAX_BYTES (std::size_t{1} << 20)
+#endif
+inline constexpr std::size_t side_by_side_max_bytes = MIXT_SIDE_BY_SIDE_MAX_BYTES;
+
+/// Whether float sums, means and products that read at most side_by_side_max_bytes fold whole blocks side by
+/// side: not on AMD CPUs, where it is not measured yet; decided once per program from the CPU's vendor.
+/// MIXT_BLOCKS_SIDE_BY_SIDE=0 or 1 decides it at compile time instead.
+inline bool side_by_side_pays() noexcept {
+#if defined(MIXT_BLOCKS_SIDE_BY_SIDE)
+    return MIXT_BLOCKS_SIDE_BY_SIDE != 0;
+#else
+    return !simd::running_on_amd();
+#endif
+}
+
 /// C chains of combines side by side (C is 4 or 8): out[c] is from[c][0] combined with from[c][apart],
 /// from[c][2 * apart], ... from[c][(m - 1) * apart], in that order. In named accumulators: an array of them
 /// became one vector kept on the stack, each combine waiting for the store of the one before (GCC 12). The
@@ -430,6 +450,9 @@ struct stream_fold {
     /// Whether fold_rows_of prefetches its inputs in software (reduce_operand: the fused loop's rule,
     /// options_for, for the bytes the reduction reads).
     bool prefetch = false;
+    /// Whether feed_kernel may fold whole blocks side by side (blocks_side_by_side; reduce_operand:
+    /// side_by_side_pays, for the bytes the reduction reads).
+    bool side_by_side = false;
 
     /// Whether the result is the same bits however the stream's values are grouped: the integer lanes of a sum,
     /// mean or product (which wrap modulo 2^N), of min and max, any and all; min and max of float and double,
@@ -547,7 +570,7 @@ struct stream_fold {
         index_t i = 0;
         while (n > 0) {
             if constexpr (constexpr int NB = blocks_side_by_side<Kern>(); NB > 1) {
-                if (in_block == 0 && P == lane_group && n >= NB * shape.block) {
+                if (side_by_side && in_block == 0 && P == lane_group && n >= NB * shape.block) {
                     const index_t whole = n / (NB * shape.block) * (NB * shape.block);
                     std::apply([&](const auto&... a) { fold_blocks_side_by_side<Kern, NB>(i, whole, a...); }, args);
                     i += whole;
@@ -586,12 +609,13 @@ struct stream_fold {
         }
     }
 
-    /// How many whole blocks feed_kernel folds at once (fold_rows_of's NB) for the kernel Kern. A block's lanes
-    /// are a chain of dependent combines each, in as many registers as they fill: two for the 32 f32 lanes of a
-    /// sum with AVX-512, so that the fold waits on each addition's latency. The blocks are independent until
-    /// end_block, so NB of them side by side give the fold NB times the chains, up to eight registers; the same
-    /// bits. 1 for the streams that ignore blocks (grouping_free), the lanes that fill eight registers already,
-    /// and the integer-word and narrow sums (their own loops).
+    /// How many whole blocks feed_kernel folds at once (fold_rows_of's NB) for the kernel Kern, where
+    /// `side_by_side`. A block's lanes are a chain of dependent combines each, in as many registers as they
+    /// fill: two for the 32 f32 lanes of a sum with AVX-512, so that the fold waits on each addition's latency
+    /// when its values come from L1 or L2. The blocks are independent until end_block, so NB of them side by
+    /// side give the fold NB times the chains, up to eight registers; the same bits. 1 for the streams that
+    /// ignore blocks (grouping_free), the lanes that fill eight registers already, and the integer-word and
+    /// narrow sums (their own loops).
     template <class Kern>
     static constexpr int blocks_side_by_side() {
         if constexpr (grouping_free || Op::indexed || !folds_batches_v<Op, A> || word_sum_v<Op, A, Kern> ||
