@@ -536,7 +536,7 @@ auto make_reduce_plan(const Red& r, const C& c) {
     // leaves' strides, right-aligned in a shape of R (leading dimensions of size 1 are dropped by make_space).
     constexpr std::size_t M = L + 1;
     using axis_list = std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)>;
-    const auto space_of = [&](const axis_list& axes, int na) {
+    const auto space_of = [&](iteration_space<R, M>& out, const axis_list& axes, int na) {
         shape_t<R> dims{};
         dims.fill(1);
         std::array<shape_t<R>, M> strides{};
@@ -549,7 +549,7 @@ auto make_reduce_plan(const Red& r, const C& c) {
             step *= S[d];
             for (std::size_t k = 0; k < L; ++k) strides[k + 1][at] = plan.leaf_strides[k][d];
         }
-        return make_space<R, M>(dims, strides, true);
+        make_space_into<R, M>(out, dims, strides, true);
     };
     // The box of one output row: the reduced axes, then the columns.
     {
@@ -559,7 +559,7 @@ auto make_reduce_plan(const Red& r, const C& c) {
             if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])])
                 box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
         for (int k = first_column; k < n_axes; ++k) box_axes[static_cast<std::size_t>(nb++)] = order[static_cast<std::size_t>(k)];
-        plan.box = space_of(box_axes, nb);
+        space_of(plan.box, box_axes, nb);
     }
     plan.stream = plan.reduced_count * columns;
     if (columns == 1) { // the kept axes (the output rows, outermost first), then the reduced ones
@@ -569,7 +569,7 @@ auto make_reduce_plan(const Red& r, const C& c) {
             for (int k = 0; k < n_axes; ++k)
                 if (reduced[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] != kept)
                     axes[static_cast<std::size_t>(na++)] = order[static_cast<std::size_t>(k)];
-        plan.rows_box = space_of(axes, na);
+        space_of(plan.rows_box, axes, na);
     }
 
     // The output rows: the kept axes outside the columns.

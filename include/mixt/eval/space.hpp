@@ -453,9 +453,12 @@ iteration_space<R, M> flat_space(index_t n) {
 
 /// The space of `dims` for operands of strides `strides[k]` (all in logical order): in memory order (row_major:
 /// as written; else reversed), dimensions of size 1 dropped, neighbours every operand steps through as one merged.
+/// Written into s (a plan's member): a space returned by value was copied into the plan by loads wider than the
+/// stores that had just made it, which then wait until those stores are written (no store forwarding).
 template <int R, std::size_t M>
-iteration_space<R, M> make_space(const shape_t<R>& dims, const std::array<shape_t<R>, M>& strides, bool row_major) {
-    iteration_space<R, M> s;
+void make_space_into(iteration_space<R, M>& s, const shape_t<R>& dims, const std::array<shape_t<R>, M>& strides,
+                     bool row_major) {
+    s = iteration_space<R, M>{};
     int n = 0;
     for (int k = 0; k < R; ++k) {
         const auto d = static_cast<std::size_t>(row_major ? k : R - 1 - k);
@@ -480,6 +483,11 @@ iteration_space<R, M> make_space(const shape_t<R>& dims, const std::array<shape_
         n = 1;
     }
     s.rank = n;
+}
+template <int R, std::size_t M>
+iteration_space<R, M> make_space(const shape_t<R>& dims, const std::array<shape_t<R>, M>& strides, bool row_major) {
+    iteration_space<R, M> s;
+    make_space_into(s, dims, strides, row_major);
     return s;
 }
 
