@@ -1452,8 +1452,7 @@ void check_long_rows_both_ways(std::uint32_t seed) {
         const auto check = [&]<class Op>(Op, const std::vector<T>& v, T identity, auto combine) {
             std::vector<T> in_order(static_cast<std::size_t>(rows));
             for (Eigen::Index r = 0; r < rows; r += 8)
-                mixt::detail::end_rows_of_one_block<Op, T, 8>(
-                    v.data() + r * n, n, 8, [&](Eigen::Index h, T y) { in_order[static_cast<std::size_t>(r + h)] = y; });
+                mixt::detail::end_rows_of_one_block<Op, T, 8>(v.data() + r * n, n, 8, in_order.data() + r);
             std::vector<T> transposed(static_cast<std::size_t>(rows));
             constexpr bool transposes = mixt::detail::transposes_rows_v<Op, T>;
             if constexpr (transposes) mixt::detail::fold_rows_across<Op, T>(v.data(), n, groups, transposed.data());

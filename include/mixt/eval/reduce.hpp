@@ -398,6 +398,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
             std::unique_ptr<A[]> values;
             if (!direct) values.reset(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
+            const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
             copy_sink<A> sink{values.get(), 0};
             for (index_t t = first; t < last; t += batch) {
                 const index_t n = std::min(batch, last - t);
@@ -408,13 +409,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                     sink.first = t * stream;
                     rows_source.run({}, t * stream, (t + n) * stream, sink);
                 }
-                for (index_t g = 0; g < n; g += row_batch) { // a last group of fewer rows: the values after them ignored
-                    end_rows_of_one_block<Op, A, row_batch>(from + g * stream, stream, std::min(row_batch, n - g),
-                                                            [&](index_t h, const lane& v) {
-                                                                o[plan.out_offset(t + g + h)] =
-                                                                    reduce_result<K, A, T>(v, reduced_count);
-                                                            });
-                }
+                end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
+                for (index_t h = 0; h < n; ++h) o[plan.out_offset(t + h)] = reduce_result<K, A, T>(results[h], reduced_count);
             }
         });
         return;

@@ -617,10 +617,13 @@ void halve_lanes(typename Op::lane* l) {
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
 /// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
-/// combined as a tree instead, in vectors. store(h, result) for the first `kept` rows; the rows after them
-/// are not folded (their lanes stay the identity).
-template <class Op, class A, index_t Rows, class Store>
-MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, const Store& store) {
+/// combined as a tree instead, in vectors. out[h] = result for the first `kept` rows; the rows after them
+/// are not folded (their lanes stay the identity). The results go to lanes, not to a caller's store: the
+/// function depends on (Op, A, Rows) alone, so every reduction of one kind and accumulator shares one copy
+/// of this flattened body (a store per call site made one per expression, a quarter of a reduction test's
+/// compile time).
+template <class Op, class A, index_t Rows>
+MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
     alignas(64) lane held[Rows][lane_group];
     for (index_t h = 0; h < Rows; ++h) {
@@ -705,13 +708,21 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
                 for (index_t w = lane_group / 2; w >= 1; w /= 2)
                     for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
             }
-            store(h, l[0]);
+            out[h] = l[0];
         }
     } else {
         const index_t used = std::min(n, lane_group);
         chains_side_by_side<Op>(
-            kept, used, 1, [&](index_t h) -> const lane* { return held[h]; }, [&](index_t h, const lane& v) { store(h, v); });
+            kept, used, 1, [&](index_t h) -> const lane* { return held[h]; }, [&](index_t h, const lane& v) { out[h] = v; });
     }
+}
+
+/// end_rows_of_one_block for `rows` rows of n values, Rows at a time (a last group of fewer rows: the values after
+/// them are not read): out[h] = row h's result. One call per batch of rows, so that the shared, flattened body
+/// is entered once per batch rather than once per group.
+template <class Op, class A, index_t Rows>
+MIXT_FLATTEN void end_rows_of_blocks(const A* __restrict x, index_t n, index_t rows, typename Op::lane* __restrict out) {
+    for (index_t g = 0; g < rows; g += Rows) end_rows_of_one_block<Op, A, Rows>(x + g * n, n, std::min(Rows, rows - g), out + g);
 }
 
 /// The array type S whose elements a reduction's kernel Kern reads one by one and converts to A, where it is one
