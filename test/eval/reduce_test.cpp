@@ -1323,12 +1323,12 @@ void check_in_order_rows(std::mt19937& g) {
     const auto run = [&]<mixt::reduce_kind K>(std::integral_constant<mixt::reduce_kind, K>, const std::vector<S>& x,
                                              Eigen::Index n, auto combine) {
         using Op = mixt::detail::reduce_op<K, A>;
-        std::vector<A> got(static_cast<std::size_t>(rows));
-        mixt::detail::fold_rows_in_order<Op, A>(x.data(), n, rows, [&](Eigen::Index r, A v) { got[static_cast<std::size_t>(r)] = v; });
+        std::vector<typename Op::lane> got(static_cast<std::size_t>(rows)); // (an integer sum's lanes wrap: unsigned)
+        mixt::detail::fold_rows_in_order<Op, A>(x.data(), n, rows, got.data());
         for (Eigen::Index r = 0; r < rows; ++r) {
             A want = Op::identity();
             for (Eigen::Index j = 0; j < n; ++j) want = combine(want, static_cast<A>(x[static_cast<std::size_t>(r * n + j)]));
-            const A have = got[static_cast<std::size_t>(r)];
+            const A have = static_cast<A>(got[static_cast<std::size_t>(r)]);
             if constexpr (std::is_floating_point_v<A>) {
                 if (std::isnan(want)) {
                     EXPECT_TRUE(std::isnan(have)) << "kind " << static_cast<int>(K) << ", n " << n << ", row " << r;
@@ -1460,9 +1460,7 @@ void check_long_rows_both_ways(std::uint32_t seed) {
             constexpr bool in_one_vector = mixt::detail::folds_rows_in_order_v<Op, T, mixt::detail::leaf_kernel<T>>;
 #if MIXT_SIMD_AVX512
             if constexpr (in_one_vector)
-                mixt::detail::fold_rows_in_order<Op, T>(v.data(), n, rows, [&](Eigen::Index r, T y) {
-                    one_vector[static_cast<std::size_t>(r)] = y;
-                });
+                mixt::detail::fold_rows_in_order<Op, T>(v.data(), n, rows, one_vector.data());
 #endif
             for (Eigen::Index r = 0; r < rows; ++r) {
                 const T want = model_fold(row_of(v, r), identity, combine);

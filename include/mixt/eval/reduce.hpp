@@ -299,9 +299,19 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
         if (strategy == reduce_strategy::short_rows_in_order) { // (the rows one after another from the array's start)
             const auto* const x = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
-                fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, [&](index_t h, const lane& v) {
-                    o[plan.out_offset(first + h)] = reduce_result<K, A, T>(v, reduced_count);
-                });
+                if constexpr (stores_lanes_as_results_v<K, A, T>) { // (the lanes are the results)
+                    if (plan.rows_in_order && columns == 1) { // (out_offset(row) is row)
+                        fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, o + first);
+                        return;
+                    }
+                }
+                constexpr index_t batch = 256; // results of a batch of rows as lanes, then stored in T
+                lane results[batch];
+                for (index_t t = first; t < last; t += batch) {
+                    const index_t n = std::min(batch, last - t);
+                    fold_rows_in_order<Op, A>(x + t * stream, stream, n, results);
+                    for (index_t h = 0; h < n; ++h) o[plan.out_offset(t + h)] = reduce_result<K, A, T>(results[h], reduced_count);
+                }
             });
             return;
         }

@@ -840,11 +840,13 @@ MIXT_ALWAYS_INLINE index_t fold_rows_sharing_vectors(const A* __restrict x, inde
 /// in memory order into one vector of 64 bytes of lanes (min/max of floats as keys, simd/lanes.hpp), whole
 /// vectors and then the rest, the lanes it does not reach at the identity (a masked load: nothing past the row
 /// is read), and its lanes combined by halves in registers; rows of exactly 16, 32 or 64 bytes of a 1- or 2-byte
-/// integer's min/max several to a vector first (fold_rows_sharing_vectors). store(r, result) for each row. What
-/// a hand loop does; the rows' chains overlap.
-template <class Op, class A, class S, class Store>
-MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t rows, const Store& store) {
+/// integer's min/max several to a vector first (fold_rows_sharing_vectors). out[r] = row r's result (lanes, not
+/// a caller's store: compiled once per kind, accumulator and source type, not per expression). What a hand loop
+/// does; the rows' chains overlap.
+template <class Op, class A, class S>
+MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t rows, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
+    const auto store = [out](index_t r, lane v) { out[r] = v; };
     constexpr index_t W = 64 / sizeof(lane);
     constexpr reduce_kind K = Op::kind;
     typedef lane vec __attribute__((vector_size(64)));
@@ -896,9 +898,9 @@ MIXT_FLATTEN void fold_rows_in_order(const S* __restrict x, index_t n, index_t r
             if (rest != 0) extreme_add(hi, lo, last_values(xr + whole));
             // The largest and smallest keys of all lanes: what one lane that took every value would hold.
             const keys top = keys{} + combine_halves<reduce_kind::max>(hi), bottom = keys{} + combine_halves<reduce_kind::min>(lo);
-            alignas(64) lane out[W];
-            extreme_store<K, A>(top, bottom, out);
-            store(r, out[0]);
+            alignas(64) lane extremes[W];
+            extreme_store<K, A>(top, bottom, extremes);
+            store(r, extremes[0]);
         } else {
             vec acc = identity;
             for (index_t j = 0; j < whole; j += W) combine_lanes<K>(acc, values(xr + j));
