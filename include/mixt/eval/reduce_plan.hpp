@@ -459,61 +459,50 @@ struct reduce_plan {
     }
 };
 
-/// The plan of reduction `r` of the operand `c` (without reductions inside); throws shape_error (an
-/// incompatible broadcast, min/max/argmin/argmax of nothing) and range errors of literals before anything runs.
-template <class Red, class C>
-auto make_reduce_plan(const Red& r, const C& c) {
-    constexpr int R = std::remove_cvref_t<C>::rank;
-    constexpr int RO = Red::rank;
-    constexpr reduce_kind K = Red::kind;
-    using Views = std::remove_const_t<decltype(leaf_views_of(c))>;
-    constexpr std::size_t L = std::tuple_size_v<Views>;
-    reduce_plan<R, RO, L> plan;
-    const std::string_view what = reduce_name(K);
-    const std::string what_text(what);
+/// The axes a reduction keeps and reduces, in the operand of rank R (which of them `reduced` says): for
+/// lay_out_reduction and lay_out_streams.
+template <int R>
+using reduced_axes = std::array<bool, static_cast<std::size_t>(R > 0 ? R : 1)>;
 
-    const shape_t<R> S = broadcast_shape(c, what_text.c_str());
-    plan.S = S;
-    check_literals(c);
-    std::array<bool, static_cast<std::size_t>(R > 0 ? R : 1)> reduced{};
-    for (const int a : r.axes) reduced[static_cast<std::size_t>(a)] = true;
-
+/// make_reduce_plan's first half, given the broadcast shape plan.S: the result's shape and strides, the counts
+/// of outputs and reduced elements; throws shape_error for a min, max, argmin or argmax of nothing. It depends on
+/// the ranks and the count of leaves, not on the expression, so reductions of one rank share its code. Keep:
+/// the reduced axes stay in the result with one element each.
+template <bool Keep, int R, int RO, std::size_t L>
+void lay_out_reduction(reduce_plan<R, RO, L>& plan, const reduced_axes<R>& reduced, reduce_kind K, bool row_major) {
+    const shape_t<R>& S = plan.S;
     // The result's shape, and the stride in it of each of the operand's kept axes.
     {
         std::size_t o = 0;
         for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
                 plan.out_shape[o++] = S[d];
-            else if constexpr (Red::keep)
+            else if constexpr (Keep)
                 plan.out_shape[o++] = 1;
         }
     }
-    const bool row_major = Red::layout == static_cast<int>(Eigen::RowMajor);
     const shape_t<RO> out_contig = contiguous_strides<RO>(plan.out_shape, row_major);
     {
         std::size_t o = 0;
         for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) {
             if (!reduced[d])
                 plan.out_stride[d] = out_contig[o++];
-            else if constexpr (Red::keep)
+            else if constexpr (Keep)
                 ++o;
         }
     }
     for (std::size_t d = 0; d != static_cast<std::size_t>(R); ++d) (reduced[d] ? plan.reduced_count : plan.outputs) *= S[d];
     if (plan.reduced_count == 0 && (K == reduce_kind::min || K == reduce_kind::max || K == reduce_kind::argmin ||
                                     K == reduce_kind::argmax))
-        throw_empty_reduction(what, shape_text(S)); // also when there is no output (NumPy and JAX raise too)
-    if (plan.outputs == 0) return plan;
+        throw_empty_reduction(reduce_name(K), shape_text(S)); // also when there is no output (NumPy and JAX raise too)
+}
 
-    // The leaves' strides over the broadcast shape.
-    const auto views = leaf_views_of(c);
-    std::apply(
-        [&](const auto&... v) {
-            std::size_t k = 0;
-            ((plan.leaf_strides[k++] = broadcast_view<R>(v, S).strides), ...);
-        },
-        views);
-
+/// make_reduce_plan's second half, given the result's layout (lay_out_reduction) and the leaves' strides over
+/// plan.S: the columns, the streams' spaces (box, rows_box), the output rows, the blocks and super-blocks.
+/// Shared by every reduction of one rank and count of leaves, as lay_out_reduction.
+template <int R, int RO, std::size_t L>
+void lay_out_streams(reduce_plan<R, RO, L>& plan, const reduced_axes<R>& reduced, bool row_major) {
+    const shape_t<R>& S = plan.S;
     // Axes of more than one element in memory order (outermost first), in three groups.
     std::array<int, static_cast<std::size_t>(R > 0 ? R : 1)> order{};
     int n_axes = 0;
@@ -595,6 +584,38 @@ auto make_reduce_plan(const Red& r, const C& c) {
     plan.super = super;
     plan.supers = plan.stream == 0 ? 0 : (plan.stream + super - 1) / super;
     plan.per_row = std::max<index_t>(plan.supers, 1);
+}
+
+/// The plan of reduction `r` of the operand `c` (without reductions inside); throws shape_error (an
+/// incompatible broadcast, min/max/argmin/argmax of nothing) and range errors of literals before anything runs.
+/// What depends on the expression is here (its broadcast shape, literals and leaves); the rest is laid out by
+/// lay_out_reduction and lay_out_streams, which every reduction of the same ranks shares.
+template <class Red, class C>
+auto make_reduce_plan(const Red& r, const C& c) {
+    constexpr int R = std::remove_cvref_t<C>::rank;
+    constexpr int RO = Red::rank;
+    using Views = std::remove_const_t<decltype(leaf_views_of(c))>;
+    constexpr std::size_t L = std::tuple_size_v<Views>;
+    reduce_plan<R, RO, L> plan;
+    {
+        const std::string what_text(reduce_name(Red::kind));
+        plan.S = broadcast_shape(c, what_text.c_str());
+    }
+    check_literals(c);
+    reduced_axes<R> reduced{};
+    for (const int a : r.axes) reduced[static_cast<std::size_t>(a)] = true;
+    const bool row_major = Red::layout == static_cast<int>(Eigen::RowMajor);
+    lay_out_reduction<Red::keep>(plan, reduced, Red::kind, row_major);
+    if (plan.outputs == 0) return plan;
+    // The leaves' strides over the broadcast shape.
+    const auto views = leaf_views_of(c);
+    std::apply(
+        [&](const auto&... v) {
+            std::size_t k = 0;
+            ((plan.leaf_strides[k++] = broadcast_view<R>(v, plan.S).strides), ...);
+        },
+        views);
+    lay_out_streams(plan, reduced, row_major);
     return plan;
 }
 
