@@ -23,6 +23,16 @@
 
 namespace mixt::simd {
 
+// GCC 12's AVX-512 intrinsics trip -Wuninitialized (GCC bug 105593; see simd/wide.hpp): load_lanes's insert of a
+// 32-byte half reports it wherever a fold inlines it (a -march=x86-64-v4 build on a CPU without AVX-512, where the
+// build's own flags keep the warning on).
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define MIXT_LANES_DIAGNOSTICS_PUSHED 1
+#endif
+
 /// v = the sizeof(V) bytes at p. A 64-byte vector is loaded as two 32-byte halves: lanes just written by the
 /// compiler's own 32-byte stores (GCC's tuning for AVX-512 CPUs fills and copies arrays so) are then forwarded
 /// from those stores, where one 64-byte load over two of them waits until both are written; a 64-byte store
@@ -40,6 +50,11 @@ inline void load_lanes(V& v, const void* p) {
 #endif
     std::memcpy(&v, p, sizeof(V));
 }
+
+#ifdef MIXT_LANES_DIAGNOSTICS_PUSHED
+#pragma GCC diagnostic pop
+#undef MIXT_LANES_DIAGNOSTICS_PUSHED
+#endif
 
 /// a = mask ? x : a, lane by lane, for a mask of all-ones or zero lanes of the same width. nvcc's front end
 /// stops at a `?:` between a mask and vectors of a type that depends on a template parameter (an internal
