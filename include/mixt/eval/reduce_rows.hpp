@@ -285,6 +285,23 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
 #endif
     eigen_assert(n <= lane_group);
     (void)used;
+#if !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    // Without AVX-512, sums, products and integer min/max a row at a time in memory order: each row's lane is its
+    // values combined in order from the identity, the same operations in the same order as the lanes side by side
+    // below, without their strided reads and a group's accumulators in memory (faster on an AVX2 CPU; min/max of
+    // floats, compared as keys in vectors below, were slower so: docs/performance-notes.md, "Short rows without
+    // AVX-512").
+    if constexpr (Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean || Op::kind == reduce_kind::prod ||
+                  std::is_integral_v<lane>) {
+        for (index_t r = 0; r < groups * lane_group; ++r) {
+            const A* const xr = x + r * n;
+            lane acc = Op::identity();
+            for (index_t j = 0; j < n; ++j) acc = Op::combine(acc, Op::from(xr[j], 0));
+            out[r] = acc;
+        }
+        return;
+    }
+#endif
     for (index_t g = 0; g < groups; ++g) {
         lane* const l = out + g * lane_group;
         for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
