@@ -13,25 +13,31 @@
 # GCC before 13 on an AVX-512 target: its AVX-512 intrinsics pass a self-initialized `_mm512_undefined_*()`
 # register to their builtins, which -W(maybe-)uninitialized reports wherever Eigen's AVX-512 packet code is
 # inlined into our code (GCC bug 105593, fixed in GCC 13); -isystem does not hide a warning raised after
-# inlining. mixt's own AVX-512 code silences it locally (include/mixt/simd/wide.hpp); Eigen's cannot be, so
-# these two warnings are off in such builds (the other configurations keep them). The target is whatever the
-# flags make it: MIXT_MARCH, or -march in CMAKE_CXX_FLAGS (a user's `-DCMAKE_CXX_FLAGS=-march=native`), which
-# check_cxx_source_compiles passes on. The result is cached per set of flags.
-set(_mixt_gcc_avx512_bug OFF)
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-  include(CheckCXXSourceCompiles)
-  if(MIXT_MARCH)
-    set(CMAKE_REQUIRED_FLAGS "-march=${MIXT_MARCH}")
+# inlining. mixt's own AVX-512 code silences it locally (include/mixt/simd/wide.hpp, lanes.hpp); Eigen's cannot
+# be, so these two warnings are off in such builds (the other configurations keep them).
+#   mixt_gcc_avx512_bug(<out> <flags>)  sets <out> to whether the compiler is such a GCC and the build's flags
+#       (CMAKE_CXX_FLAGS: a user's `-DCMAKE_CXX_FLAGS=-march=native`), then <flags> (a target's own -march),
+#       make the target an AVX-512 one; cached per set of flags.
+function(mixt_gcc_avx512_bug out flags)
+  set(result OFF)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    include(CheckCXXSourceCompiles)
+    set(CMAKE_REQUIRED_FLAGS "${flags}")
+    string(MD5 hash "${CMAKE_CXX_FLAGS} ${flags}")
+    string(SUBSTRING "${hash}" 0 8 hash)
+    check_cxx_source_compiles("#ifndef __AVX512F__\n#error no AVX-512\n#endif\nint main() { return 0; }"
+      MIXT_TARGET_HAS_AVX512_${hash})
+    if(MIXT_TARGET_HAS_AVX512_${hash})
+      set(result ON)
+    endif()
   endif()
-  string(MD5 _mixt_flags_hash "${CMAKE_CXX_FLAGS} ${MIXT_MARCH}")
-  string(SUBSTRING "${_mixt_flags_hash}" 0 8 _mixt_flags_hash)
-  check_cxx_source_compiles("#ifndef __AVX512F__\n#error no AVX-512\n#endif\nint main() { return 0; }"
-    MIXT_TARGET_HAS_AVX512_${_mixt_flags_hash})
-  unset(CMAKE_REQUIRED_FLAGS)
-  if(MIXT_TARGET_HAS_AVX512_${_mixt_flags_hash})
-    set(_mixt_gcc_avx512_bug ON)
-  endif()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+set(_mixt_march_flags "")
+if(MIXT_MARCH)
+  set(_mixt_march_flags "-march=${MIXT_MARCH}")
 endif()
+mixt_gcc_avx512_bug(_mixt_gcc_avx512_bug "${_mixt_march_flags}")
 
 # GCC 12 at -O2 and above: bogus -Warray-bounds, -Wstringop-overflow and -Wrestrict inside libstdc++'s
 # std::string once a concatenation (`std::string(name) + "(" + ...`) is inlined (GCC bugs 105329, 105545,

@@ -125,12 +125,14 @@ inline const char* name(reduce_strategy s) {
     return "?";
 }
 
-/// The narrower integer S whose rows short_rows_across reads in place and widens in registers
+/// The narrower integer S whose rows short_rows_across reads in place and widens or sums in registers
 /// (fold_widened_rows_across) where a reduction of kind Op in A reads them through convert_kernel<A,
-/// leaf_kernel<S>> (in_order_source_t) and transposes its rows (transposes_rows_v); void otherwise.
+/// leaf_kernel<S>> (in_order_source_t) and transposes its rows (transposes_rows_v) or sums them as bytes
+/// (byte_rows_summed_across); void otherwise.
 template <class Op, class A, class Kern>
 using widened_rows_source_t =
-    std::conditional_t<transposes_rows_v<Op, A> && !Op::indexed && !std::is_same_v<in_order_source_t<A, Kern>, A>,
+    std::conditional_t<!Op::indexed && !std::is_same_v<in_order_source_t<A, Kern>, A> &&
+                           (transposes_rows_v<Op, A> || byte_rows_summed_across<Op, A, in_order_source_t<A, Kern>>(8)),
                        in_order_source_t<A, Kern>, void>;
 
 /// Whether the short rows of a reduction (its plan, make_reduce_plan) are read in place from its operand: one
@@ -209,6 +211,17 @@ inline constexpr bool stores_lanes_as_results_v =
 template <class Lane>
 constexpr bool results_stored_straight(index_t stream) {
     return sizeof(Lane) == 8 || stream <= 4;
+}
+
+/// Stores the lanes of rows first to first + n - 1 of a reduction of one column (the short-row strategies) as
+/// their results (reduce_result) at their places in o: o[row] where the plan's rows are in order (a loop the
+/// compiler vectorizes), else o[plan.out_offset(row)].
+template <reduce_kind K, class A, class T, class Plan, class Lane>
+void store_row_results(T* o, const Plan& plan, index_t first, index_t n, const Lane* results, index_t reduced_count) {
+    if (plan.rows_in_order)
+        for (index_t h = 0; h < n; ++h) o[first + h] = reduce_result<K, A, T>(results[h], reduced_count);
+    else
+        for (index_t h = 0; h < n; ++h) o[plan.out_offset(first + h)] = reduce_result<K, A, T>(results[h], reduced_count);
 }
 
 /// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
@@ -310,7 +323,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                 for (index_t t = first; t < last; t += batch) {
                     const index_t n = std::min(batch, last - t);
                     fold_rows_in_order<Op, A>(x + t * stream, stream, n, results);
-                    for (index_t h = 0; h < n; ++h) o[plan.out_offset(t + h)] = reduce_result<K, A, T>(results[h], reduced_count);
+                    store_row_results<K, A>(o, plan, t, n, results, reduced_count);
                 }
             });
             return;
@@ -344,8 +357,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             using narrow_t = widened_rows_source_t<Op, A, Kern>;
             const narrow_t* narrow = nullptr;
             if constexpr (!std::is_void_v<narrow_t>)
-                if (plan.rows_box.flat(1) && stream >= 2 &&
-                    (stream <= short_row_columns || byte_rows_summed_across<Op, A, narrow_t>(stream)))
+                if (plan.rows_box.flat(1) && rows_widened_across<Op, A, narrow_t>(stream))
                     narrow = std::get<0>(views).data;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = rows_per_batch(stream, last - first, lane_group);
@@ -372,7 +384,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
                     } else {
                         const auto fold = [&](index_t groups, lane* into) {
-#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
                             if constexpr (!std::is_void_v<narrow_t>)
                                 if (narrow && n == batch)
                                     return fold_widened_rows_across<Op, A>(narrow + t * stream, stream, groups, into);
@@ -388,11 +400,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         }
                         fold((n + lane_group - 1) / lane_group, results.get());
                     }
-                    if (plan.rows_in_order) // (a loop the compiler vectorizes)
-                        for (index_t h = 0; h < n; ++h) o[t + h] = reduce_result<K, A, T>(results[h], reduced_count);
-                    else
-                        for (index_t h = 0; h < n; ++h)
-                            o[row_bases(t + h).second] = reduce_result<K, A, T>(results[h], reduced_count);
+                    store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
                 }
             });
             return;
@@ -420,7 +428,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                     rows_source.run({}, t * stream, (t + n) * stream, sink);
                 }
                 end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
-                for (index_t h = 0; h < n; ++h) o[plan.out_offset(t + h)] = reduce_result<K, A, T>(results[h], reduced_count);
+                store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
             }
         });
         return;

@@ -31,6 +31,7 @@
 #include "mixt/eval/reduce_plan.hpp"
 #include "mixt/eval/reduce_stream.hpp"
 #include "mixt/simd/arch.hpp"
+#include "mixt/simd/ops.hpp"
 
 namespace mixt::detail {
 
@@ -95,21 +96,45 @@ inline bool long_rows_transposed() noexcept {
 #endif
 }
 
+/// Whether fold_rows_across folds a row at a time in memory order, each row's lane its values combined in order
+/// from the identity (the operations and order of the lanes side by side, without their strided reads and a
+/// group's accumulators in memory): without AVX-512, sums, means, products and integer lanes, faster so on an
+/// AVX2 CPU; min and max of floats stay in vectors (extremes_across_v with AVX2, fold_vectors' keys without), a
+/// row at a time being a compare and a branch per value (docs/performance-notes.md, "Short rows without
+/// AVX-512").
+template <class Op, class A>
+inline constexpr bool folds_rows_one_at_a_time_v =
+#if !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean || Op::kind == reduce_kind::prod ||
+    std::is_integral_v<typename Op::lane>;
+#else
+    false;
+#endif
+
 /// The longest rows fold_rows_across folds with their count of values known at compile time (their columns
 /// picked out of the rows' plain loads by simd::wide::columns_of_short_rows, where transposes_rows_v).
 inline constexpr index_t short_row_columns = 4;
 
 /// Whether rows of n values of S summed in A are summed 8 bytes at a time, side by side (sum_byte_rows_across):
-/// with AVX-512, sums of i8 or u8 in 8-byte lanes, rows of 8, 16, 24 or 32 values (not mean: not measured).
+/// with AVX2 or AVX-512, sums of i8 or u8 in 8-byte lanes, rows of 8, 16, 24 or 32 values (not mean: not
+/// measured).
 template <class Op, class A, class S>
 constexpr bool byte_rows_summed_across(index_t n) {
-#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
     if constexpr (Op::kind == reduce_kind::sum && is_int_v<A> && sizeof(A) == 8 &&
                   (std::is_same_v<S, std::int8_t> || std::is_same_v<S, std::uint8_t>))
         return n % 8 == 0 && n >= 8 && n <= 32;
 #endif
     (void)n;
     return false;
+}
+
+/// Whether short_rows_across reads rows of n values of S (a narrower integer than A) in place and widens or sums
+/// them in registers (fold_widened_rows_across): rows of 2 to short_row_columns values where transposes_rows_v,
+/// and byte_rows_summed_across.
+template <class Op, class A, class S>
+constexpr bool rows_widened_across(index_t n) {
+    return (transposes_rows_v<Op, A> && n >= 2 && n <= short_row_columns) || byte_rows_summed_across<Op, A, S>(n);
 }
 
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
@@ -212,6 +237,115 @@ void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, 
     [[maybe_unused]] const bool folded = fold_short_rows_of_count<Op, A>(x, n, groups, out);
     eigen_assert(folded && "mixt: rows widened in registers are of 2 to short_row_columns values or summed as bytes");
 }
+#elif MIXT_SIMD_AVX2 && !defined(__CUDACC__)
+/// The sums of groups of lane_group rows of 8N bytes S (N 1 to 4; byte_rows_summed_across) one after another,
+/// into lanes of 8 bytes, with AVX2: 4 rows at a time, N plain loads of 32 bytes, each 8 bytes' sum by vpsadbw
+/// (against zero: the sum of 8 unsigned bytes; a signed byte's bits flipped at 0x80 first, v + 128, and 128 per
+/// value taken off the row's sum), then each row's N sums of 8 (in consecutive 8-byte lanes) added. Exact, as the
+/// stream's lanes sum (an integer sum does not depend on the grouping).
+template <class Op, class A, int N, class S>
+MIXT_ALWAYS_INLINE void sum_byte_rows_across(const S* __restrict x, index_t groups, typename Op::lane* __restrict out) {
+    constexpr bool flip = std::is_signed_v<S>;
+    const __m256i zero = _mm256_setzero_si256(), sign = _mm256_set1_epi8(static_cast<char>(0x80));
+    const __m256i bias = _mm256_set1_epi64x(flip ? 128 * 8 * N : 0);
+    for (index_t q = 0; q < groups * (lane_group / 4); ++q) {
+        const S* const p = x + q * 32 * N;
+        __m256i r[N];
+        MIXT_UNROLLED
+        for (int k = 0; k < N; ++k) {
+            __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
+            if constexpr (flip) b = _mm256_xor_si256(b, sign);
+            r[k] = _mm256_sad_epu8(b, zero);
+        }
+        __m256i sum;
+        if constexpr (N == 1) {
+            sum = r[0];
+        } else if constexpr (N == 2) { // r[0] = (r0a r0b r1a r1b), r[1] = (r2a r2b r3a r3b)
+            const __m256i halves = _mm256_add_epi64(_mm256_unpacklo_epi64(r[0], r[1]), _mm256_unpackhi_epi64(r[0], r[1]));
+            sum = _mm256_permute4x64_epi64(halves, 0xD8); // (rows 0 2 1 3 -> 0 1 2 3)
+        } else if constexpr (N == 4) { // r[k] = row k's four sums
+            const __m256i t0 = _mm256_add_epi64(_mm256_unpacklo_epi64(r[0], r[1]), _mm256_unpackhi_epi64(r[0], r[1]));
+            const __m256i t1 = _mm256_add_epi64(_mm256_unpacklo_epi64(r[2], r[3]), _mm256_unpackhi_epi64(r[2], r[3]));
+            sum = _mm256_add_epi64(_mm256_permute2x128_si256(t0, t1, 0x20), _mm256_permute2x128_si256(t0, t1, 0x31));
+        } else { // (rows of 24 bytes straddle the vectors: their sums of 8 added from memory)
+            alignas(32) std::uint64_t v[4 * N];
+            MIXT_UNROLLED
+            for (int k = 0; k < N; ++k) _mm256_store_si256(reinterpret_cast<__m256i*>(v + 4 * k), r[k]);
+            sum = _mm256_set_epi64x(static_cast<long long>(v[9] + v[10] + v[11]), static_cast<long long>(v[6] + v[7] + v[8]),
+                                    static_cast<long long>(v[3] + v[4] + v[5]), static_cast<long long>(v[0] + v[1] + v[2]));
+        }
+        if constexpr (flip) sum = _mm256_sub_epi64(sum, bias);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * 4), sum);
+    }
+}
+
+/// fold_rows_across of rows of 8, 16, 24 or 32 bytes S summed in 8-byte lanes (byte_rows_summed_across), read in
+/// place: with AVX2 the only rows rows_widened_across takes.
+template <class Op, class A, class S>
+void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+    if constexpr (byte_rows_summed_across<Op, A, S>(8)) {
+        switch (n) {
+        case 8: return sum_byte_rows_across<Op, A, 1, S>(x, groups, out);
+        case 16: return sum_byte_rows_across<Op, A, 2, S>(x, groups, out);
+        case 24: return sum_byte_rows_across<Op, A, 3, S>(x, groups, out);
+        case 32: return sum_byte_rows_across<Op, A, 4, S>(x, groups, out);
+        default: break;
+        }
+    }
+    eigen_assert(false && "mixt: rows widened in registers with AVX2 are bytes summed 8 at a time");
+}
+
+/// Whether fold_rows_across folds rows side by side in AVX2 vectors (fold_extremes_across): min and max of f32
+/// and f64, whose combine of two lanes is the functors' vector minimum/maximum (simd/ops_avx2.hpp: a NaN first,
+/// the first operand's; else the smaller or larger; -0 below +0).
+template <class Op, class A>
+inline constexpr bool extremes_across_v = (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) &&
+                                          (std::is_same_v<A, float> || std::is_same_v<A, double>) &&
+                                          std::is_same_v<typename Op::lane, A>;
+
+/// The lanes of `rows` rows (a multiple of 8) of n values of A one after another (extremes_across_v): 8 rows of
+/// f32 or 4 of f64 side by side, a row per vector lane, value j of each row gathered into one vector (rows of 4
+/// f64: the 4 rows' vectors transposed), and each row's lane its values combined in order from the first (the
+/// identity combined with a value is that value's bits): the stream's lanes.
+template <class Op, class A>
+void fold_extremes_across(const A* __restrict x, index_t n, index_t rows, A* __restrict out) {
+    using F = std::conditional_t<Op::kind == reduce_kind::min, minimum_fn, maximum_fn>;
+    if constexpr (std::is_same_v<A, double>) {
+        if (n == 4) {
+            for (index_t r = 0; r < rows; r += 4) {
+                const double* const p = x + r * 4;
+                const __m256d r0 = _mm256_loadu_pd(p), r1 = _mm256_loadu_pd(p + 4), r2 = _mm256_loadu_pd(p + 8),
+                              r3 = _mm256_loadu_pd(p + 12);
+                const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+                const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+                __m256d acc = _mm256_permute2f128_pd(t0, t2, 0x20);
+                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x20));
+                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t0, t2, 0x31));
+                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x31));
+                _mm256_storeu_pd(out + r, acc);
+            }
+            return;
+        }
+        for (index_t r = 0; r < rows; r += 4) {
+            const double* const p = x + r * n;
+            const auto column = [&](index_t j) { return _mm256_set_pd(p[3 * n + j], p[2 * n + j], p[n + j], p[j]); };
+            __m256d acc = column(0);
+            for (index_t j = 1; j < n; ++j) acc = simd::detail::minmax_pd<F>(acc, column(j));
+            _mm256_storeu_pd(out + r, acc);
+        }
+    } else {
+        for (index_t r = 0; r < rows; r += 8) {
+            const float* const p = x + r * n;
+            const auto column = [&](index_t j) {
+                return _mm256_set_ps(p[7 * n + j], p[6 * n + j], p[5 * n + j], p[4 * n + j], p[3 * n + j], p[2 * n + j],
+                                     p[n + j], p[j]);
+            };
+            __m256 acc = column(0);
+            for (index_t j = 1; j < n; ++j) acc = simd::detail::minmax_ps<F>(acc, column(j));
+            _mm256_storeu_ps(out + r, acc);
+        }
+    }
+}
 #endif
 
 /// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
@@ -285,14 +419,10 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
 #endif
     eigen_assert(n <= lane_group);
     (void)used;
-#if !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
-    // Without AVX-512, sums, products and integer min/max a row at a time in memory order: each row's lane is its
-    // values combined in order from the identity, the same operations in the same order as the lanes side by side
-    // below, without their strided reads and a group's accumulators in memory (faster on an AVX2 CPU; min/max of
-    // floats, compared as keys in vectors below, were slower so: docs/performance-notes.md, "Short rows without
-    // AVX-512").
-    if constexpr (Op::kind == reduce_kind::sum || Op::kind == reduce_kind::mean || Op::kind == reduce_kind::prod ||
-                  std::is_integral_v<lane>) {
+#if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    if constexpr (extremes_across_v<Op, A>) return fold_extremes_across<Op>(x, n, groups * lane_group, out);
+#endif
+    if constexpr (folds_rows_one_at_a_time_v<Op, A>) {
         for (index_t r = 0; r < groups * lane_group; ++r) {
             const A* const xr = x + r * n;
             lane acc = Op::identity();
@@ -301,7 +431,6 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         }
         return;
     }
-#endif
     for (index_t g = 0; g < groups; ++g) {
         lane* const l = out + g * lane_group;
         for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
