@@ -188,6 +188,7 @@ reduce_strategy choose_reduce_strategy(const Plan& plan) {
             // time, and only those that are there: the same bits.
             if (plan.rows < lane_group) return reduce_strategy::short_rows_in_blocks;
             if (plan.stream <= lane_group) return reduce_strategy::short_rows_across;
+            if constexpr (extremes_across_v<Op, A>) return reduce_strategy::short_rows_across; // (any length, AVX2)
             if constexpr (transposes_rows_v<Op, A>)
                 if (!rows_read_in_place<A, Kern>(plan) || long_rows_transposed()) return reduce_strategy::short_rows_across;
             return reduce_strategy::short_rows_in_blocks;

@@ -111,6 +111,20 @@ inline constexpr bool folds_rows_one_at_a_time_v =
     false;
 #endif
 
+/// Whether fold_rows_across folds rows side by side in AVX2 vectors (fold_extremes_across), where the target has
+/// AVX2 and not AVX-512: min and max of f32 and f64, whose combine of two lanes is the functors' vector
+/// minimum/maximum (simd/ops_avx2.hpp: a NaN first, the first operand's; else the smaller or larger; -0 below
+/// +0); rows of any length up to short_row_stream (choose_reduce_strategy), whose result does not depend on how
+/// the stream would have grouped their values (stream_fold::grouping_free) but for which NaN (README, "NaN").
+template <class Op, class A>
+inline constexpr bool extremes_across_v =
+#if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+    (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) &&
+    (std::is_same_v<A, float> || std::is_same_v<A, double>) && std::is_same_v<typename Op::lane, A>;
+#else
+    false;
+#endif
+
 /// The longest rows fold_rows_across folds with their count of values known at compile time (their columns
 /// picked out of the rows' plain loads by simd::wide::columns_of_short_rows, where transposes_rows_v).
 inline constexpr index_t short_row_columns = 4;
@@ -295,53 +309,42 @@ void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, 
     eigen_assert(false && "mixt: rows widened in registers with AVX2 are bytes summed 8 at a time");
 }
 
-/// Whether fold_rows_across folds rows side by side in AVX2 vectors (fold_extremes_across): min and max of f32
-/// and f64, whose combine of two lanes is the functors' vector minimum/maximum (simd/ops_avx2.hpp: a NaN first,
-/// the first operand's; else the smaller or larger; -0 below +0).
-template <class Op, class A>
-inline constexpr bool extremes_across_v = (Op::kind == reduce_kind::min || Op::kind == reduce_kind::max) &&
-                                          (std::is_same_v<A, float> || std::is_same_v<A, double>) &&
-                                          std::is_same_v<typename Op::lane, A>;
-
 /// The lanes of `rows` rows (a multiple of 8) of n values of A one after another (extremes_across_v): 8 rows of
-/// f32 or 4 of f64 side by side, a row per vector lane, value j of each row gathered into one vector (rows of 4
-/// f64: the 4 rows' vectors transposed), and each row's lane its values combined in order from the first (the
-/// identity combined with a value is that value's bits): the stream's lanes.
+/// f32 or 4 of f64 side by side, a row per vector lane, value j of each row gathered into one vector (for f64, 4
+/// columns at a time by a transpose of the 4 rows' vectors), and each row's lane its values combined in order
+/// from the identity (the identity combined with a value gives that value's bits): the stream's lanes.
 template <class Op, class A>
 void fold_extremes_across(const A* __restrict x, index_t n, index_t rows, A* __restrict out) {
     using F = std::conditional_t<Op::kind == reduce_kind::min, minimum_fn, maximum_fn>;
     if constexpr (std::is_same_v<A, double>) {
-        if (n == 4) {
-            for (index_t r = 0; r < rows; r += 4) {
-                const double* const p = x + r * 4;
-                const __m256d r0 = _mm256_loadu_pd(p), r1 = _mm256_loadu_pd(p + 4), r2 = _mm256_loadu_pd(p + 8),
-                              r3 = _mm256_loadu_pd(p + 12);
+        const index_t blocks = n / 4 * 4; // (columns taken 4 at a time, by a transpose of the 4 rows' vectors)
+        const __m256d identity = _mm256_set1_pd(Op::identity());
+        for (index_t r = 0; r < rows; r += 4) {
+            const double* const p = x + r * n;
+            __m256d acc = identity;
+            index_t j = 0;
+            for (; j < blocks; j += 4) {
+                const __m256d r0 = _mm256_loadu_pd(p + j), r1 = _mm256_loadu_pd(p + n + j),
+                              r2 = _mm256_loadu_pd(p + 2 * n + j), r3 = _mm256_loadu_pd(p + 3 * n + j);
                 const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
                 const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                __m256d acc = _mm256_permute2f128_pd(t0, t2, 0x20);
+                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t0, t2, 0x20));
                 acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x20));
                 acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t0, t2, 0x31));
                 acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x31));
-                _mm256_storeu_pd(out + r, acc);
             }
-            return;
-        }
-        for (index_t r = 0; r < rows; r += 4) {
-            const double* const p = x + r * n;
-            const auto column = [&](index_t j) { return _mm256_set_pd(p[3 * n + j], p[2 * n + j], p[n + j], p[j]); };
-            __m256d acc = column(0);
-            for (index_t j = 1; j < n; ++j) acc = simd::detail::minmax_pd<F>(acc, column(j));
+            for (; j < n; ++j)
+                acc = simd::detail::minmax_pd<F>(acc, _mm256_set_pd(p[3 * n + j], p[2 * n + j], p[n + j], p[j]));
             _mm256_storeu_pd(out + r, acc);
         }
     } else {
+        const __m256 identity = _mm256_set1_ps(Op::identity());
         for (index_t r = 0; r < rows; r += 8) {
             const float* const p = x + r * n;
-            const auto column = [&](index_t j) {
-                return _mm256_set_ps(p[7 * n + j], p[6 * n + j], p[5 * n + j], p[4 * n + j], p[3 * n + j], p[2 * n + j],
-                                     p[n + j], p[j]);
-            };
-            __m256 acc = column(0);
-            for (index_t j = 1; j < n; ++j) acc = simd::detail::minmax_ps<F>(acc, column(j));
+            __m256 acc = identity;
+            for (index_t j = 0; j < n; ++j)
+                acc = simd::detail::minmax_ps<F>(acc, _mm256_set_ps(p[7 * n + j], p[6 * n + j], p[5 * n + j], p[4 * n + j],
+                                                                    p[3 * n + j], p[2 * n + j], p[n + j], p[j]));
             _mm256_storeu_ps(out + r, acc);
         }
     }
@@ -349,15 +352,17 @@ void fold_extremes_across(const A* __restrict x, index_t n, index_t rows, A* __r
 #endif
 
 /// The results of `groups` groups of lane_group rows of n values each (at most one block; at most lane_group
-/// unless transposes_rows_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
+/// unless transposes_rows_v or extremes_across_v), row r's at x + r * n, as the stream's fold makes them: value j into lane
 /// j % lane_group, in order, from the identity, then lane 0 combined with lanes 1, 2, ... in that order
 /// (stream_fold::end_block), the lanes no value reached left out (combining a lane that started at the
 /// identity with the identity gives the same bits: a float sum is never -0 then, a product keeps its NaN,
 /// min and max their value). The rows are folded side by side, a row per vector lane: 16 rows (of 4-byte lanes)
 /// or 8 (of 8-byte ones) at a time turned into columns in registers (simd::wide::rows_as_columns) where
 /// transposes_rows_v (rows of 2 to short_row_columns values by fold_short_rows_across, their count a
-/// constant); else, for rows of at most lane_group values (one value per lane: the lanes' end is the values
-/// combined in order from the identity), each value of 32 rows at once, in vectors or one by one.
+/// constant); with AVX2 alone, min and max of f32 and f64 by fold_extremes_across (rows of any length:
+/// extremes_across_v), and sums, products and integer lanes a row at a time (folds_rows_one_at_a_time_v); else,
+/// for rows of at most lane_group values (one value per lane: the lanes' end is the values combined in order
+/// from the identity), each value of 32 rows at once, in vectors or one by one.
 template <class Op, class A>
 MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
@@ -417,11 +422,11 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
         return;
     }
 #endif
-    eigen_assert(n <= lane_group);
-    (void)used;
 #if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (extremes_across_v<Op, A>) return fold_extremes_across<Op>(x, n, groups * lane_group, out);
 #endif
+    eigen_assert(n <= lane_group);
+    (void)used;
     if constexpr (folds_rows_one_at_a_time_v<Op, A>) {
         for (index_t r = 0; r < groups * lane_group; ++r) {
             const A* const xr = x + r * n;
