@@ -314,16 +314,11 @@ TEST(fused, complex_leaf_times_a_float_is_computed_in_memory_order) {
     const float specials[] = {0.0f, -0.0f, 1.0f, -2.5f, lim::infinity(), -lim::infinity(), lim::quiet_NaN(),
                               -lim::quiet_NaN(), lim::denorm_min(), -lim::min(), lim::max(), 3e-30f};
     constexpr Eigen::Index s = sizeof specials / sizeof specials[0];
-    // Lengths that end inside a batch too (a partial tail takes the planar path), and one past a threshold of
-    // the pass (44 bytes per element): where the target streams its stores, the streaming threshold, whose
-    // batches are streamed (stream_batch); elsewhere (the portable loop) the store prefetch's, whose pass asks
-    // for its lines ahead where that pays (0.76 million elements there took 42 s under the sanitizers).
-    const Eigen::Index past_threshold =
-        static_cast<Eigen::Index>((mixt::simd::streaming_stores ? d::streaming_threshold_bytes
-                                                                : d::store_prefetch_threshold_bytes) / 44) + 333;
-    ASSERT_TRUE(d::use_streaming(past_threshold, 44) || !mixt::simd::streaming_stores);
-    const Eigen::Index lengths[] = {s * s * s, s * s * s - 5, past_threshold};
-    for (const Eigen::Index n : lengths) {
+    // Lengths that end inside a batch too (a partial tail takes the planar path), and one above the streaming
+    // threshold (44 bytes per element), whose batches are streamed (stream_batch).
+    const Eigen::Index streamed = static_cast<Eigen::Index>(d::streaming_threshold_bytes / 44) + 333;
+    ASSERT_TRUE(d::use_streaming(streamed, 44) || !mixt::simd::streaming_stores);
+    for (const Eigen::Index n : {s * s * s, s * s * s - 5, streamed}) {
         TC64 a(n);
         TF f(n);
         for (Eigen::Index i = 0; i < n; ++i) {
