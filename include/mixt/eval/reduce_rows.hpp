@@ -234,23 +234,6 @@ MIXT_ALWAYS_INLINE bool fold_short_rows_of_count(const S* __restrict x, index_t 
     }
 }
 
-/// fold_rows_across of rows of 2 to short_row_columns values of S (an integer narrower than A) one after
-/// another, read in place and widened in registers (fold_short_rows_across), where the stream would otherwise
-/// convert them into a buffer of A first; sums of rows of bytes 8 at a time where byte_rows_summed_across.
-template <class Op, class A, class S>
-void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
-    if constexpr (byte_rows_summed_across<Op, A, S>(8)) {
-        switch (n) {
-        case 8: return sum_byte_rows_across<Op, A, 1, S>(x, groups, out);
-        case 16: return sum_byte_rows_across<Op, A, 2, S>(x, groups, out);
-        case 24: return sum_byte_rows_across<Op, A, 3, S>(x, groups, out);
-        case 32: return sum_byte_rows_across<Op, A, 4, S>(x, groups, out);
-        default: break;
-        }
-    }
-    [[maybe_unused]] const bool folded = fold_short_rows_of_count<Op, A>(x, n, groups, out);
-    eigen_assert(folded && "mixt: rows widened in registers are of 2 to short_row_columns values or summed as bytes");
-}
 #elif MIXT_SIMD_AVX2 && !defined(__CUDACC__)
 /// The sums of groups of lane_group rows of 8N bytes S (N 1 to 4; byte_rows_summed_across) one after another,
 /// into lanes of 8 bytes, with AVX2: 4 rows at a time, N plain loads of 32 bytes, each 8 bytes' sum by vpsadbw
@@ -293,8 +276,13 @@ MIXT_ALWAYS_INLINE void sum_byte_rows_across(const S* __restrict x, index_t grou
     }
 }
 
-/// fold_rows_across of rows of 8, 16, 24 or 32 bytes S summed in 8-byte lanes (byte_rows_summed_across), read in
-/// place: with AVX2 the only rows rows_widened_across takes.
+#endif
+
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
+/// fold_rows_across of the rows rows_widened_across takes, read in place: sums of rows of 8, 16, 24 or 32 bytes
+/// into 8-byte lanes (byte_rows_summed_across: sum_byte_rows_across of the target, AVX-512 or AVX2), and with
+/// AVX-512 rows of 2 to short_row_columns values of S (an integer narrower than A) widened in registers
+/// (fold_short_rows_across), where the stream would otherwise convert them into a buffer of A first.
 template <class Op, class A, class S>
 void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
     if constexpr (byte_rows_summed_across<Op, A, S>(8)) {
@@ -306,9 +294,16 @@ void fold_widened_rows_across(const S* __restrict x, index_t n, index_t groups, 
         default: break;
         }
     }
-    eigen_assert(false && "mixt: rows widened in registers with AVX2 are bytes summed 8 at a time");
+#if MIXT_SIMD_AVX512
+    [[maybe_unused]] const bool folded = fold_short_rows_of_count<Op, A>(x, n, groups, out);
+    eigen_assert(folded && "mixt: rows widened in registers are of 2 to short_row_columns values or summed as bytes");
+#else
+    eigen_assert(false && "mixt: rows widened in registers with AVX2 alone are bytes summed 8 at a time");
+#endif
 }
+#endif
 
+#if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && !defined(__CUDACC__)
 /// The lanes of `rows` rows (a multiple of 8) of n values of A one after another (extremes_across_v): 8 rows of
 /// f32 or 4 of f64 side by side, a row per vector lane, value j of each row gathered into one vector (for f64, 4
 /// columns at a time by a transpose of the 4 rows' vectors), and each row's lane its values combined in order
