@@ -1181,6 +1181,43 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
     check_many_short_rows<std::uint32_t, std::uint64_t>(g);
 }
 
+// Short rows read in place from an operand past rows_prefetch_threshold_bytes (where rows_prefetched asks for its
+// lines ahead, in a build that prefetches: not the tests', MIXT_SOFTWARE_PREFETCH=0), of lengths that fill the transpose's vectors (16 f32, 8 f64), that read the next row's values
+// in plain loads (8-15 f32, 5-7 f64), and that take masked loads (7 f32): each row's sum is its stream's fold and
+// its argmax the first largest value, in rows up to the operand's last.
+template <class T>
+void check_rows_of_a_large_operand(std::mt19937& g) {
+    SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));
+    const std::vector<Eigen::Index> lengths =
+        sizeof(T) == 4 ? std::vector<Eigen::Index>{7, 8, 12, 16, 24, 32} : std::vector<Eigen::Index>{5, 7, 8, 16};
+    for (const Eigen::Index n : lengths) {
+        SCOPED_TRACE(n);
+        const Eigen::Index rows =
+            static_cast<Eigen::Index>(mixt::detail::rows_prefetch_threshold_bytes / sizeof(T)) / n + 37;
+        Eigen::Tensor<T, 2, Eigen::RowMajor> x(rows, n);
+        std::uniform_int_distribution<int> d(-64, 64); // small integers: ties for argmax
+        for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = std::ldexp(static_cast<T>(d(g)), d(g) % 8);
+        const auto sums = mixt::eval(mixt::sum(x, 1));
+        const auto at = mixt::eval(mixt::argmax(x, 1));
+        int wrong = 0;
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            const T* row = x.data() + r * n;
+            const T want = model_fold(std::vector<T>(row, row + n), T(0), [](T u, T v) { return u + v; });
+            const auto top = std::max_element(row, row + n) - row; // (the first of the largest)
+            if ((sums(r) != want || at(r) != top) && wrong++ < 3)
+                ADD_FAILURE() << "row " << r << ": sum " << sums(r) << " want " << want << ", argmax " << at(r)
+                              << " want " << top;
+        }
+        EXPECT_EQ(wrong, 0);
+    }
+}
+
+TEST(reduce_eval, short_rows_of_a_large_operand) {
+    std::mt19937 g(53);
+    check_rows_of_a_large_operand<float>(g);
+    check_rows_of_a_large_operand<double>(g);
+}
+
 // min and max of integers of 1 and 2 bytes along rows of 1-256 values (rows of 16 bytes or more folded in memory
 // order, in lanes of their own type, by short_rows_in_order with AVX-512): each row's extreme, on one thread
 // and on eight.

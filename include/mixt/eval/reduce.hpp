@@ -360,6 +360,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             if constexpr (!std::is_void_v<narrow_t>)
                 if (plan.rows_box.flat(1) && rows_widened_across<Op, A, narrow_t>(stream))
                     narrow = std::get<0>(views).data;
+            // Rows read in place from a large operand ask for its lines ahead where that pays (rows_prefetched).
+            const bool ahead = direct && rows_prefetched(static_cast<std::size_t>(rows * stream) * sizeof(A));
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = rows_per_batch(stream, last - first, lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
@@ -375,14 +377,16 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                         sink.first = t * stream;
                         rows_source.run({}, t * stream, (t + n) * stream, sink);
                     }
+                    const bool in_place_ahead = ahead && from != values.get();
                     if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
                         if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
                             if (plan.rows_in_order) { // straight into o: the indices are the results
-                                first_extreme_indexes<Op, A>(from, stream, n, o + t);
+                                first_extreme_indexes<Op, A>(from, stream, n, o + t, in_place_ahead);
                                 continue;
                             }
                         }
-                        first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get());
+                        first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get(),
+                                                     in_place_ahead);
                     } else {
                         const auto fold = [&](index_t groups, lane* into) {
 #if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
@@ -390,7 +394,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
                                 if (narrow && n == batch)
                                     return fold_widened_rows_across<Op, A>(narrow + t * stream, stream, groups, into);
 #endif
-                            fold_rows_across<Op, A>(from, stream, groups, into);
+                            fold_rows_across<Op, A>(from, stream, groups, into, in_place_ahead);
                         };
                         if constexpr (stores_lanes_as_results_v<K, A, T>) {
                             // (the lanes are the results)

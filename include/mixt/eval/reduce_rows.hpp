@@ -96,6 +96,40 @@ inline bool long_rows_transposed() noexcept {
 #endif
 }
 
+/// How far ahead of the rows it folds side by side a fold that reads them in place asks for the operand's lines
+/// (prefetch_rows_ahead, bytes), and from what size of operand (rows_prefetched).
+inline constexpr std::size_t rows_prefetch_ahead = 4096;
+inline constexpr std::size_t rows_prefetch_threshold_bytes = std::size_t{4} << 20;
+
+/// Whether the folds that turn rows of at most lane_group values into columns in registers (fold_rows_across,
+/// first_extremes_side_by_side), reading them in place from an operand of `bytes` bytes, ask for the lines
+/// rows_prefetch_ahead past the rows they fold: on AMD CPUs, for operands of rows_prefetch_threshold_bytes or more.
+/// There the hardware prefetcher alone left such a fold, which reads a burst of 16 lines and then works in
+/// registers, at the speed of a plain loop from DRAM, and 1.4-2x faster with it; below that size the prefetches
+/// only cost (docs/performance-notes.md, "Masked loads from memory, and rows prefetched"). Not measured on other
+/// vendors: none there. MIXT_PREFETCH_ROWS=0 or 1 decides the vendor's part at compile time; MIXT_SOFTWARE_PREFETCH=0
+/// turns it off with every other software prefetch.
+inline bool rows_prefetched(std::size_t bytes) noexcept {
+    if (!prefetch_enabled || bytes < rows_prefetch_threshold_bytes) return false;
+#if defined(MIXT_PREFETCH_ROWS)
+    return MIXT_PREFETCH_ROWS != 0;
+#else
+    return simd::running_on_amd();
+#endif
+}
+
+/// Asks for the cache lines of the `bytes` bytes rows_prefetch_ahead past p (which need not be in the array: a
+/// prefetch never faults).
+MIXT_ALWAYS_INLINE void prefetch_rows_ahead(const void* p, std::size_t bytes) noexcept {
+#if defined(__GNUC__)
+    const char* const from = static_cast<const char*>(p) + rows_prefetch_ahead;
+    for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(from + k, 0, 3);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /// Whether fold_rows_across folds a row at a time in memory order, each row's lane its values combined in order
 /// from the identity (the operations and order of the lanes side by side, without their strided reads and a
 /// group's accumulators in memory): without AVX-512, sums, means, products and integer lanes, faster so on an
@@ -359,9 +393,11 @@ void fold_extremes_across(const A* __restrict x, index_t n, index_t rows, A* __r
 /// for rows of at most lane_group values (one value per lane: the lanes' end is the values combined in order
 /// from the identity), each value of 32 rows at once, in vectors or one by one.
 template <class Op, class A>
-MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out,
+                                   bool ahead = false) {
     using lane = typename Op::lane;
     const index_t used = std::min(n, lane_group);
+    (void)ahead; // (only the transposing fold prefetches)
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (transposes_rows_v<Op, A>) {
         typedef lane vec __attribute__((vector_size(64)));
@@ -371,6 +407,7 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
             if (n <= short_row_columns && fold_short_rows_of_count<Op, A>(x, n, groups, out)) return;
             for (index_t g = 0; g < groups; ++g) {
                 lane* const l = out + g * lane_group;
+                if (ahead) prefetch_rows_ahead(x + g * lane_group * n, lane_group * n * sizeof(A));
                 std::fill_n(l, lane_group, Op::identity());
                 fold_vectors<Op, A, lane_group / rows_per>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                     for (index_t v = 0; v < lane_group / rows_per; ++v)
@@ -531,9 +568,11 @@ typename Op::lane first_extreme_of_row(const A* __restrict x, index_t n) {
 /// n values a row, side by side: `take(row0, best, at)` receives each group's values (A's bits) and indices (i32
 /// lanes for a 4-byte type, i64 for an 8-byte one).
 template <class Op, class A, class Take>
-MIXT_FLATTEN void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgroups, Take&& take) {
+MIXT_FLATTEN void first_extremes_side_by_side(const A* __restrict x, index_t n, index_t subgroups, Take&& take,
+                                              bool ahead = false) {
     constexpr index_t rows_per = 64 / sizeof(A);
     for (index_t q = 0; q < subgroups; ++q) {
+        if (ahead) prefetch_rows_ahead(x + q * rows_per * n, static_cast<std::size_t>(rows_per * n) * sizeof(A));
         __m512i best = _mm512_setzero_si512(), at = _mm512_setzero_si512();
         for (index_t c0 = 0; c0 < n; c0 += rows_per) {
             const int cols = static_cast<int>(std::min(rows_per, n - c0));
@@ -661,14 +700,16 @@ void widened_rows(const A* __restrict x, index_t n, index_t rows, Take&& take) {
 /// of 1 or 2 bytes and bools the same as i32 (widens_rows_across_v); otherwise each row in turn
 /// (first_extreme_of_row).
 template <class Op, class A>
-void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out) {
+void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typename Op::lane* __restrict out,
+                           bool ahead = false) {
+    (void)ahead; // (only the side-by-side compares prefetch)
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
         if (side_by_side_rows<A>(n)) {
             constexpr index_t rows_per = 64 / sizeof(A);
-            first_extremes_side_by_side<Op, A>(x, n, groups * (lane_group / rows_per), [&](index_t row0, __m512i best, __m512i at) {
-                store_first_extremes<Op, A>(out + row0, best, at);
-            });
+            first_extremes_side_by_side<Op, A>(
+                x, n, groups * (lane_group / rows_per),
+                [&](index_t row0, __m512i best, __m512i at) { store_first_extremes<Op, A>(out + row0, best, at); }, ahead);
             return;
         }
         if constexpr (sizeof(A) == 8) { // longer rows of an 8-byte type: each in 8 lanes
@@ -698,7 +739,8 @@ void first_extremes_across(const A* __restrict x, index_t n, index_t groups, typ
 /// group's rows past `rows` are read (the caller makes whole groups of 16 rows of a 4-byte type or of one of 1
 /// or 2 bytes, 8 of an 8-byte one, readable, as for first_extremes_across) and not written.
 template <class Op, class A, class T>
-void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __restrict out) {
+void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __restrict out, bool ahead = false) {
+    (void)ahead; // (only the side-by-side compares prefetch)
     static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (indexes_rows_across_v<Op, A>) {
@@ -719,7 +761,7 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
                 } else {
                     _mm512_mask_storeu_epi64(out + row0, static_cast<__mmask8>(first), at);
                 }
-            });
+            }, ahead);
             return;
         }
         if constexpr (sizeof(A) == 8) { // longer rows of an 8-byte type: each in 8 lanes

@@ -899,13 +899,37 @@ inline __m512i take_from(__m512i at, int first, __m512i c, __m512i picked) noexc
         return _mm512_mask_blend_epi64(_mm512_cmpge_epi64_mask(at, _mm512_set1_epi64(first)), c, picked);
 }
 
+// transpose_rows' loads: R rows of `count` lanes of 64 / R bytes, row i at p + i * stride, in r[i]. Plain loads
+// wherever a whole vector stays inside the rows' span (from p to the last row's end, one array): every row when the
+// rows fill their vectors, else all rows but the last where a row and its stride reach a vector's length (the lanes
+// past a row's count hold the next row's values, which the transpose leaves in columns nobody reads); masked loads
+// for the others, which read nothing past the row's end. On AMD CPUs masked loads from memory do not keep the
+// hardware prefetcher ahead: rows read so from DRAM ran at half the speed of plain loads (docs/performance-notes.md,
+// "Masked loads from memory").
+template <class T, int R>
+MIXT_ALWAYS_INLINE void load_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&r)[R]) noexcept {
+    const auto masked = [&](int i) {
+        if constexpr (R == 16) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << count) - 1u), p + i * stride);
+        else return _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1u << count) - 1u), p + i * stride);
+    };
+    if (count == R) {
+        MIXT_UNROLLED
+        for (int i = 0; i < R; ++i) r[i] = _mm512_loadu_si512(p + i * stride);
+    } else if (stride >= R - count) {
+        MIXT_UNROLLED
+        for (int i = 0; i < R - 1; ++i) r[i] = _mm512_loadu_si512(p + i * stride);
+        r[R - 1] = masked(R - 1);
+    } else {
+        MIXT_UNROLLED
+        for (int i = 0; i < R; ++i) r[i] = masked(i);
+    }
+}
+
 // rows_as_columns' transposes of whole rows: 16 x 16 4-byte lanes, 8 x 8 8-byte ones.
 template <class T>
 MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[16]) noexcept {
-    const auto m = static_cast<__mmask16>((1u << count) - 1u);
     __m512i r[16], t[16];
-    MIXT_UNROLLED
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_maskz_loadu_epi32(m, p + i * stride);
+    load_rows(p, stride, count, r);
     MIXT_UNROLLED
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
@@ -931,10 +955,8 @@ MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int co
 }
 template <class T>
 MIXT_ALWAYS_INLINE void transpose_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&columns)[8]) noexcept {
-    const auto m = static_cast<__mmask8>((1u << count) - 1u);
     __m512i r[8], t[8];
-    MIXT_UNROLLED
-    for (int i = 0; i < 8; ++i) r[i] = _mm512_maskz_loadu_epi64(m, p + i * stride);
+    load_rows(p, stride, count, r);
     // t[2g], block b: columns 2b of rows 2g and 2g + 1; t[2g + 1]: columns 2b + 1.
     MIXT_UNROLLED
     for (int i = 0; i < 8; i += 2) {
@@ -1023,8 +1045,9 @@ MIXT_ALWAYS_INLINE void short_rows_as_columns(const T* p, __m512i (&columns)[64 
 
 /// 64 / sizeof(T) rows (16 of a 4-byte type, 8 of an 8-byte one) of `count` (at most that many) elements, row i at
 /// p + i * stride, as columns: lane i of columns[j] is p[i * stride + j] for j < count (the other columns are left
-/// undefined). Each row is one masked load (nothing past its count is read), then a transpose in registers
-/// (detail::transpose_rows: unpacks within 128-bit blocks, then two rounds of block shuffles). Rows of 2-6 4-byte
+/// undefined). Each row is one load, then a transpose in registers (detail::transpose_rows: unpacks within 128-bit
+/// blocks, then two rounds of block shuffles); nothing past the last row's end is read, and the memory between the
+/// rows must be readable (rows of one array). Rows of 2-6 4-byte
 /// elements or 2-4 8-byte ones one after another take short_rows_as_columns instead.
 template <class T>
     requires(sizeof(T) == 4 || sizeof(T) == 8)
