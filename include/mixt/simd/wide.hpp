@@ -905,7 +905,7 @@ inline __m512i take_from(__m512i at, int first, __m512i c, __m512i picked) noexc
 // past a row's count hold the next row's values, which the transpose leaves in columns nobody reads); masked loads
 // for the others, which read nothing past the row's end. On AMD CPUs masked loads from memory do not keep the
 // hardware prefetcher ahead: rows read so from DRAM ran at half the speed of plain loads (docs/performance-notes.md,
-// "Masked loads from memory").
+// "Masked loads from memory, and rows prefetched").
 template <class T, int R>
 MIXT_ALWAYS_INLINE void load_rows(const T* p, std::ptrdiff_t stride, int count, __m512i (&r)[R]) noexcept {
     const auto masked = [&](int i) {
