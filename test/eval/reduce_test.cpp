@@ -1182,9 +1182,10 @@ TEST(reduce_eval, many_short_rows_fold_as_their_streams) {
 }
 
 // Short rows read in place from an operand past rows_prefetch_threshold_bytes (where rows_prefetched asks for its
-// lines ahead, in a build that prefetches: not the tests', MIXT_SOFTWARE_PREFETCH=0), of lengths that fill the transpose's vectors (16 f32, 8 f64), that read the next row's values
-// in plain loads (8-15 f32, 5-7 f64), and that take masked loads (7 f32): each row's sum is its stream's fold and
-// its argmax the first largest value, in rows up to the operand's last.
+// lines ahead, in a build that prefetches: not the tests', MIXT_SOFTWARE_PREFETCH=0), of lengths that fill the
+// transpose's vectors (16 f32, 8 f64), that read the next row's values in plain loads (8-15 f32, 5-7 f64), and that
+// take masked loads (7 f32): each row's sum is its stream's fold and its argmax the first largest value, in rows up
+// to the operand's last.
 template <class T>
 void check_rows_of_a_large_operand(std::mt19937& g) {
     SCOPED_TRACE(mixt::short_name(mixt::dtype_of_v<T>));

@@ -115,7 +115,8 @@ void explain_reduction(std::ostringstream& out, const Red& r, const Device& devi
         out << ", super-block " << plan.super << ", tasks " << plan.rows * plan.per_row << '\n';
         out << "threads: " << pass.threads << '\n';
         out << "stores: plain" << (pass.options.prefetch == prefetch_kind::loads_and_stores ? ", prefetch" : "")
-            << (planned.ahead_end ? ", scans prefetch ahead to the array's end" : "") << '\n';
+            << (planned.ahead_end ? ", scans prefetch ahead to the array's end" : "")
+            << (planned.rows_ahead ? ", short rows prefetched ahead" : "") << '\n';
     } else {
         out << ", its operand evaluated first (it holds a reduction or an Eigen expression)\n";
     }

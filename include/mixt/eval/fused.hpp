@@ -117,15 +117,21 @@ inline bool division_by_reciprocal_pays() noexcept {
 #endif
 }
 
-/// Asks for the cache lines of the bytes [base, base + Bytes), one request per line (at least one), for writing
+/// Asks for the cache lines of the bytes [base, base + bytes), one request per line (at least one), for writing
 /// where Write. The address is an integer: it may lie past the end of the array (a prefetch never faults).
-template <std::size_t Bytes, bool Write>
-inline void prefetch_lines(std::uintptr_t base) noexcept {
+template <bool Write>
+inline void prefetch_span(std::uintptr_t base, std::size_t bytes) noexcept {
 #if defined(__GNUC__)
-    for (std::size_t b = 0; b < Bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + b), Write ? 1 : 0);
+    for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(base + b), Write ? 1 : 0);
 #else
     (void)base;
+    (void)bytes;
 #endif
+}
+/// prefetch_span of a count of bytes known at compile time.
+template <std::size_t Bytes, bool Write>
+inline void prefetch_lines(std::uintptr_t base) noexcept {
+    prefetch_span<Write>(base, Bytes);
 }
 
 /// Asks for the destination lines [p + store_prefetch_ahead, p + store_prefetch_ahead + Bytes) for writing.

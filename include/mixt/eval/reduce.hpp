@@ -239,6 +239,9 @@ struct reduction_plan {
     /// How many whole blocks a stream folds at once (stream_fold::blocks_side_by_side where side_by_side_pays
     /// and the reduction reads at most side_by_side_max_bytes; else 1).
     int blocks_side_by_side = 1;
+    /// Whether short rows folded side by side in place ask for the operand's lines ahead (short_rows_across, an
+    /// `ahead_end`, and rows_prefetched of the bytes read).
+    bool rows_ahead = false;
 };
 template <class Red, class C, class Device>
 auto plan_reduction(const Red& r, const C& c, const Device& device) {
@@ -265,7 +268,9 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
     if (strategy == reduce_strategy::streams && side_by_side_pays() &&
         static_cast<std::size_t>(layout.stream * layout.rows) * leaf_bytes_v<C> <= side_by_side_max_bytes)
         side_by_side = stream_fold<Op, A>::template blocks_side_by_side<Kern>();
-    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end, side_by_side};
+    const bool rows_ahead = strategy == reduce_strategy::short_rows_across && ahead_end != nullptr &&
+                            rows_prefetched(static_cast<std::size_t>(layout.stream * layout.rows) * sizeof(A));
+    return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end, side_by_side, rows_ahead};
 }
 
 /// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
@@ -360,8 +365,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
             if constexpr (!std::is_void_v<narrow_t>)
                 if (plan.rows_box.flat(1) && rows_widened_across<Op, A, narrow_t>(stream))
                     narrow = std::get<0>(views).data;
-            // Rows read in place from a large operand ask for its lines ahead where that pays (rows_prefetched).
-            const bool ahead = direct && rows_prefetched(static_cast<std::size_t>(rows * stream) * sizeof(A));
+            // Rows read in place from a large operand ask for its lines ahead where that pays (plan_reduction).
+            const bool ahead = direct && planned.rows_ahead;
             run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
                 const index_t batch = rows_per_batch(stream, last - first, lane_group);
                 const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool

@@ -102,15 +102,16 @@ inline constexpr std::size_t rows_prefetch_ahead = 4096;
 inline constexpr std::size_t rows_prefetch_threshold_bytes = std::size_t{4} << 20;
 
 /// Whether the folds that turn rows of at most lane_group values into columns in registers (fold_rows_across,
-/// first_extremes_side_by_side), reading them in place from an operand of `bytes` bytes, ask for the lines
-/// rows_prefetch_ahead past the rows they fold: on AMD CPUs, for operands of rows_prefetch_threshold_bytes or more.
+/// first_extremes_side_by_side), reading them in place from an operand of `bytes` bytes (one dense array read whole:
+/// plan_reduction asks, where it has an `ahead_end`), ask for the lines rows_prefetch_ahead past the rows they fold:
+/// on AMD CPUs, for operands of rows_prefetch_threshold_bytes or more.
 /// There the hardware prefetcher alone left such a fold, which reads a burst of 16 lines and then works in
 /// registers, at the speed of a plain loop from DRAM, and 1.4-2x faster with it; below that size the prefetches
 /// only cost (docs/performance-notes.md, "Masked loads from memory, and rows prefetched"). Not measured on other
 /// vendors: none there. MIXT_PREFETCH_ROWS=0 or 1 decides the vendor's part at compile time; MIXT_SOFTWARE_PREFETCH=0
 /// turns it off with every other software prefetch.
 inline bool rows_prefetched(std::size_t bytes) noexcept {
-    if (!prefetch_enabled || bytes < rows_prefetch_threshold_bytes) return false;
+    if (bytes < rows_prefetch_threshold_bytes) return false;
 #if defined(MIXT_PREFETCH_ROWS)
     return MIXT_PREFETCH_ROWS != 0;
 #else
@@ -118,16 +119,9 @@ inline bool rows_prefetched(std::size_t bytes) noexcept {
 #endif
 }
 
-/// Asks for the cache lines of the `bytes` bytes rows_prefetch_ahead past p (which need not be in the array: a
-/// prefetch never faults).
+/// Asks for the cache lines of the `bytes` bytes rows_prefetch_ahead past p, for reading (prefetch_span).
 MIXT_ALWAYS_INLINE void prefetch_rows_ahead(const void* p, std::size_t bytes) noexcept {
-#if defined(__GNUC__)
-    const char* const from = static_cast<const char*>(p) + rows_prefetch_ahead;
-    for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(from + k, 0, 3);
-#else
-    (void)p;
-    (void)bytes;
-#endif
+    prefetch_span<false>(reinterpret_cast<std::uintptr_t>(p) + rows_prefetch_ahead, bytes);
 }
 
 /// Whether fold_rows_across folds a row at a time in memory order, each row's lane its values combined in order
