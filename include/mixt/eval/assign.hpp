@@ -246,7 +246,8 @@ void reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
         stretched = true;
         return own.data();
     });
-    if (stretched) run_checked(dst, leaf<typename Red::policy, const reduction_tensor_t<Red>&>{{}, own}, device);
+    // (A leaf that owns the tensor: the same elementwise pass as assign's for a reduction it materializes.)
+    if (stretched) run_checked(dst, leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, std::move(own)}, device);
 }
 
 /// The pass through a temporary, for a destination and an operand that may share memory without both being

@@ -273,9 +273,24 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
     return reduction_plan<decltype(layout)>{std::move(layout), pass, strategy, ahead_end, side_by_side, rows_ahead};
 }
 
+/// Where a reduction writes its result: the memory that the caller's out_for(shape) returns for the result's
+/// shape, called through a function pointer, so that reduce_operand is compiled once per reduction whatever the
+/// caller (eval's new tensor, assign's destination, an operand's materialized reduction), not once per caller.
+template <class T, int R>
+struct result_memory {
+    const void* out_for;
+    T* (*call)(const void*, const shape_t<R>&);
+
+    template <class OutFor>
+    static result_memory of(const OutFor& f) {
+        return {&f, [](const void* g, const shape_t<R>& shape) -> T* { return (*static_cast<const OutFor*>(g))(shape); }};
+    }
+    T* operator()(const shape_t<R>& shape) const { return call(out_for, shape); }
+};
+
 /// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
-template <class Red, class C, class Device, class OutFor>
-void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor& out_for) {
+template <class Red, class C, class Device>
+void reduce_operand(const Red& r, const C& c, const Device& device, const result_memory<value_t<Red>, Red::rank>& out_for) {
     constexpr int R = std::remove_cvref_t<C>::rank;
     constexpr reduce_kind K = Red::kind;
     using A = typename Red::accumulator_type;
@@ -491,7 +506,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const OutFor
 /// result's elements contiguous in its layout. out_for is called once, after every check that can throw
 /// (shapes, axes, an empty min or max) and before anything is written.
 template <class Red, class Device, class OutFor>
-void reduce_into(const Red& r, const Device& device, const OutFor& out_for) {
+void reduce_into(const Red& r, const Device& device, const OutFor& f) {
+    const auto out_for = result_memory<value_t<Red>, Red::rank>::of(f);
     if constexpr (!fusable_v<typename Red::child_type>) {
         const auto m = materialize_for_reduction(r.child, device);
         reduce_operand(r, m, device, out_for);
