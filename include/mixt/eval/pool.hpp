@@ -21,6 +21,47 @@ namespace mixt::detail {
 /// How many pieces run_in_pieces cuts a pass into per thread.
 inline constexpr int pieces_per_thread = 4;
 
+/// A task(first, last) reached through a pointer to the caller's callable, so that run_pieces (the shared state,
+/// the closures queued on the pool) is compiled once, not once for each caller's task.
+struct piece_task {
+    const void* task;
+    void (*call)(const void*, Eigen::Index, Eigen::Index);
+
+    template <class Task>
+    static piece_task of(const Task& t) {
+        return {&t, [](const void* p, Eigen::Index first, Eigen::Index last) { (*static_cast<const Task*>(p))(first, last); }};
+    }
+    void operator()(Eigen::Index first, Eigen::Index last) const { call(task, first, last); }
+};
+
+/// run_in_pieces' pieces of `piece` items (`pieces` of them, the last one shorter) on `threads` threads.
+inline void run_pieces(Eigen::Index items, Eigen::Index piece, int pieces, const Eigen::ThreadPoolDevice& device,
+                       int threads, piece_task task) {
+    struct shared_state {
+        std::atomic<int> next{0};
+        std::atomic<int> done{0};
+        std::mutex failure_lock;
+        std::exception_ptr failure;
+    };
+    const auto state = std::make_shared<shared_state>();
+    const auto work = [state, task, items, piece, pieces] {
+        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+            const Eigen::Index first = p * piece;
+            try {
+                task(first, std::min(items, first + piece));
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(state->failure_lock);
+                if (!state->failure) state->failure = std::current_exception();
+            }
+            state->done.fetch_add(1, std::memory_order_release);
+        }
+    };
+    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
+    work();
+    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+    if (state->failure) std::rethrow_exception(state->failure);
+}
+
 /// Runs task(first, last) over [0, items) in pieces_per_thread * `threads` contiguous pieces (multiples of
 /// `granule` items but the last), which the calling thread and `threads - 1` tasks on the pool take in turn
 /// from a shared counter until none is left; the caller then waits for the pieces being computed, not for
@@ -39,33 +80,13 @@ void run_in_pieces(Eigen::Index items, Eigen::Index granule, const Eigen::Thread
     const Eigen::Index wanted = static_cast<Eigen::Index>(std::max(threads, 1)) * pieces_per_thread;
     const Eigen::Index piece = std::max<Eigen::Index>(granule, ((items + wanted - 1) / wanted + granule - 1) / granule * granule);
     const auto pieces = static_cast<int>((items + piece - 1) / piece);
+    // (Through piece_task on one thread too: the task's code is compiled once, inside piece_task's call.)
+    const auto erased = piece_task::of(task);
     if (threads <= 1 || pieces <= 1) {
-        task(Eigen::Index{0}, items);
+        erased(Eigen::Index{0}, items);
         return;
     }
-    struct shared_state {
-        std::atomic<int> next{0};
-        std::atomic<int> done{0};
-        std::mutex failure_lock;
-        std::exception_ptr failure;
-    };
-    const auto state = std::make_shared<shared_state>();
-    const auto work = [state, &task, items, piece, pieces] {
-        for (int p; (p = state->next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
-            const Eigen::Index first = p * piece;
-            try {
-                task(first, std::min(items, first + piece));
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(state->failure_lock);
-                if (!state->failure) state->failure = std::current_exception();
-            }
-            state->done.fetch_add(1, std::memory_order_release);
-        }
-    };
-    for (int t = 1; t < std::min(threads, pieces); ++t) device.enqueueNoNotification(work);
-    work();
-    while (state->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
-    if (state->failure) std::rethrow_exception(state->failure);
+    run_pieces(items, piece, pieces, device, threads, erased);
 }
 
 #endif // EIGEN_USE_THREADS
