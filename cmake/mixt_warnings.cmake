@@ -17,19 +17,25 @@
 # be, so these two warnings are off in such builds (the other configurations keep them).
 #   mixt_gcc_avx512_bug(<out> <flags>)  sets <out> to whether the compiler is such a GCC and the build's flags
 #       (CMAKE_CXX_FLAGS: a user's `-DCMAKE_CXX_FLAGS=-march=native`), then <flags> (a target's own -march),
-#       make the target an AVX-512 one; cached per set of flags.
+#       make the target an AVX-512 one.
+#   mixt_flags_have(<out> <condition> <flags>)  sets <out> to whether the preprocessor <condition> holds under the
+#       build's flags, then <flags>; cached per condition and set of flags.
+function(mixt_flags_have out condition flags)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "${flags}")
+  string(MD5 hash "${CMAKE_CXX_FLAGS} ${flags} ${condition}")
+  string(SUBSTRING "${hash}" 0 8 hash)
+  check_cxx_source_compiles("#if !(${condition})\n#error no\n#endif\nint main() { return 0; }" MIXT_FLAGS_HAVE_${hash})
+  set(result OFF)
+  if(MIXT_FLAGS_HAVE_${hash})
+    set(result ON)
+  endif()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
 function(mixt_gcc_avx512_bug out flags)
   set(result OFF)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-    include(CheckCXXSourceCompiles)
-    set(CMAKE_REQUIRED_FLAGS "${flags}")
-    string(MD5 hash "${CMAKE_CXX_FLAGS} ${flags}")
-    string(SUBSTRING "${hash}" 0 8 hash)
-    check_cxx_source_compiles("#ifndef __AVX512F__\n#error no AVX-512\n#endif\nint main() { return 0; }"
-      MIXT_TARGET_HAS_AVX512_${hash})
-    if(MIXT_TARGET_HAS_AVX512_${hash})
-      set(result ON)
-    endif()
+    mixt_flags_have(result "defined(__AVX512F__)" "${flags}")
   endif()
   set(${out} ${result} PARENT_SCOPE)
 endfunction()

@@ -13,6 +13,7 @@
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "mixt/eval/callable_ref.hpp"
 #include "mixt/eval/device.hpp"
 
 namespace mixt::detail {
@@ -21,18 +22,9 @@ namespace mixt::detail {
 /// How many pieces run_in_pieces cuts a pass into per thread.
 inline constexpr int pieces_per_thread = 4;
 
-/// A task(first, last) reached through a pointer to the caller's callable, so that run_pieces (the shared state,
-/// the closures queued on the pool) is compiled once, not once for each caller's task.
-struct piece_task {
-    const void* task;
-    void (*call)(const void*, Eigen::Index, Eigen::Index);
-
-    template <class Task>
-    static piece_task of(const Task& t) {
-        return {&t, [](const void* p, Eigen::Index first, Eigen::Index last) { (*static_cast<const Task*>(p))(first, last); }};
-    }
-    void operator()(Eigen::Index first, Eigen::Index last) const { call(task, first, last); }
-};
+/// A piece's task(first, last), reached through a pointer to the caller's callable, so that run_pieces (the shared
+/// state, the closures queued on the pool) is compiled once, not once for each caller's task.
+using piece_task = callable_ref<void(Eigen::Index, Eigen::Index)>;
 
 /// run_in_pieces' pieces of `piece` items (`pieces` of them, the last one shorter) on `threads` threads.
 inline void run_pieces(Eigen::Index items, Eigen::Index piece, int pieces, const Eigen::ThreadPoolDevice& device,

@@ -42,6 +42,7 @@
 
 #include "mixt/dtype/convert.hpp"
 #include "mixt/errors.hpp"
+#include "mixt/eval/callable_ref.hpp"
 #include "mixt/eval/fused.hpp"
 #include "mixt/eval/lower.hpp"
 #include "mixt/eval/plan.hpp"
@@ -274,19 +275,10 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
 }
 
 /// Where a reduction writes its result: the memory that the caller's out_for(shape) returns for the result's
-/// shape, called through a function pointer, so that reduce_operand is compiled once per reduction whatever the
-/// caller (eval's new tensor, assign's destination, an operand's materialized reduction), not once per caller.
+/// shape, reached through callable_ref, so that reduce_operand is compiled once per reduction whatever the caller
+/// (eval's new tensor, assign's destination, an operand's materialized reduction), not once per caller.
 template <class T, int R>
-struct result_memory {
-    const void* out_for;
-    T* (*call)(const void*, const shape_t<R>&);
-
-    template <class OutFor>
-    static result_memory of(const OutFor& f) {
-        return {&f, [](const void* g, const shape_t<R>& shape) -> T* { return (*static_cast<const OutFor*>(g))(shape); }};
-    }
-    T* operator()(const shape_t<R>& shape) const { return call(out_for, shape); }
-};
+using result_memory = callable_ref<T*(const shape_t<R>&)>;
 
 /// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
 template <class Red, class C, class Device>
