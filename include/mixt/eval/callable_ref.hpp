@@ -2,9 +2,9 @@
 #define MIXT_EVAL_CALLABLE_REF_HPP
 
 // callable_ref<R(Args...)>: a caller's callable reached through a pointer to it and one function pointer, for the
-// executors that would otherwise be compiled once per caller's lambda (the memory a reduction writes its result
-// into, reduce.hpp; a piece of a pass on the thread pool, pool.hpp). It does not own the callable, which must
-// outlive every call.
+// executors that would otherwise be compiled once per caller's lambda (in reduce.hpp: the memory a reduction writes
+// its result into, and the part of its strategies that depends on the expression; in pool.hpp: a piece of a pass
+// on the thread pool). It does not own the callable, which must outlive every call.
 
 namespace mixt::detail {
 

@@ -215,11 +215,23 @@ constexpr bool results_stored_straight(index_t stream) {
     return sizeof(Lane) == 8 || stream <= 4;
 }
 
+/// What the strategies read of a reduction's plan (reduce_plan), without its ranks and count of arrays: the
+/// counts, the stream's shape, and where each output row's results go (out_offset: the plan's, through
+/// callable_ref where the rows are not in order).
+struct rows_layout {
+    index_t stream = 0, rows = 0, columns = 1, super = 0, supers = 0, per_row = 1, reduced_count = 1;
+    stream_shape shape{};
+    bool rows_in_order = false;
+    callable_ref<index_t(index_t)> out_offset_of{};
+
+    index_t out_offset(index_t row) const { return rows_in_order ? row * columns : out_offset_of(row); }
+};
+
 /// Stores the lanes of rows first to first + n - 1 of a reduction of one column (the short-row strategies) as
 /// their results (reduce_result) at their places in o: o[row] where the plan's rows are in order (a loop the
 /// compiler vectorizes), else o[plan.out_offset(row)].
-template <reduce_kind K, class A, class T, class Plan, class Lane>
-void store_row_results(T* o, const Plan& plan, index_t first, index_t n, const Lane* results, index_t reduced_count) {
+template <reduce_kind K, class A, class T, class Lane>
+void store_row_results(T* o, const rows_layout& plan, index_t first, index_t n, const Lane* results, index_t reduced_count) {
     if (plan.rows_in_order)
         for (index_t h = 0; h < n; ++h) o[first + h] = reduce_result<K, A, T>(results[h], reduced_count);
     else
@@ -280,7 +292,159 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
 template <class T, int R>
 using result_memory = callable_ref<T*(const shape_t<R>&)>;
 
-/// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says.
+// The strategies below depend on the reduction's kind, accumulator and result type and on the plan's ranks, not
+// on the expression: each is compiled once per such set, whatever the expressions reduced. What does depend on
+// the expression (the fused kernel computing a run of the operand's values) reaches them through callable_ref:
+// one indirect call per batch of rows or per super-block, not per value.
+
+/// Computes the values of the short rows' streams, one after another (plan.rows_box), from stream element
+/// `begin` to `end`, converted to A, into into[0, end - begin).
+template <class A>
+using rows_values = callable_ref<void(index_t begin, index_t end, A* into)>;
+
+/// Feeds elements `begin` to `end` of output row `row`'s stream into a fold.
+template <class Op, class A>
+using stream_feed = callable_ref<void(index_t row, index_t begin, index_t end, stream_fold<Op, A>& fold)>;
+
+/// The short_rows_across strategy: the rows of a batch folded side by side, a row per vector lane
+/// (fold_rows_across), from a buffer that values(...) fills, or from the operand itself where it is one array
+/// of A whose rows lie one after another (`direct`, no copy). Rows of 2 to short_row_columns values of a
+/// narrower integer than A (one array, converted by the kernel), and sums of rows of 8, 16, 24 or 32 i8 or u8
+/// values into 8-byte lanes (byte_rows_summed_across), are read in place too (`narrow`) and widened or summed in
+/// registers (fold_widened_rows_across), in whole batches (a task's last part batch: the buffer). `ahead`: rows
+/// read in place from a large operand ask for its lines ahead (plan_reduction's rows_ahead).
+template <reduce_kind K, class A, class T, class Narrow, class Device>
+void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& device, int threads, const A* direct,
+                              const Narrow* narrow, bool ahead, const rows_values<A>& values_of) {
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    const index_t stream = plan.stream, reduced_count = plan.reduced_count;
+    run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
+        const index_t batch = rows_per_batch(stream, last - first, lane_group);
+        const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
+        const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
+        for (index_t t = first; t < last; t += batch) {
+            const index_t n = std::min(batch, last - t);
+            const A* from = values.get();
+            if (direct && n == batch) { // whole groups of rows, all inside the array
+                from = direct + t * stream;
+            } else if (narrow && n == batch) { // (the same, widened as they are folded)
+            } else {
+                values_of(t * stream, (t + n) * stream, values.get());
+            }
+            const bool in_place_ahead = ahead && from != values.get();
+            if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
+                if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+                    if (plan.rows_in_order) { // straight into o: the indices are the results
+                        first_extreme_indexes<Op, A>(from, stream, n, o + t, in_place_ahead);
+                        continue;
+                    }
+                }
+                first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get(),
+                                             in_place_ahead);
+            } else {
+                const auto fold = [&](index_t groups, lane* into) {
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
+                    if constexpr (!std::is_void_v<Narrow>)
+                        if (narrow && n == batch)
+                            return fold_widened_rows_across<Op, A>(narrow + t * stream, stream, groups, into);
+#endif
+                    fold_rows_across<Op, A>(from, stream, groups, into, in_place_ahead);
+                };
+                if constexpr (stores_lanes_as_results_v<K, A, T>) {
+                    // (the lanes are the results)
+                    if (plan.rows_in_order && n == batch && results_stored_straight<lane>(stream)) {
+                        fold(n / lane_group, o + t);
+                        continue;
+                    }
+                }
+                fold((n + lane_group - 1) / lane_group, results.get());
+            }
+            store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
+        }
+    });
+}
+
+/// The short_rows_in_blocks strategy (not argmin/argmax): the rows from a buffer that values(...) fills, or, in
+/// memory order, from the operand itself where it is one array of A whose rows lie one after another (`direct`:
+/// no copy, and no buffer: end_rows_of_one_block reads only the rows it keeps).
+template <reduce_kind K, class A, class T, class Device>
+void reduce_short_rows_in_blocks(const rows_layout& plan, T* o, const Device& device, int threads, const A* direct,
+                                 const rows_values<A>& values_of) {
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    constexpr index_t row_batch = 8;
+    const index_t stream = plan.stream, reduced_count = plan.reduced_count;
+    run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
+        const index_t batch = rows_per_batch(stream, last - first, row_batch);
+        // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
+        std::unique_ptr<A[]> values;
+        if (!direct) values.reset(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
+        const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
+        for (index_t t = first; t < last; t += batch) {
+            const index_t n = std::min(batch, last - t);
+            const A* from = values.get();
+            if (direct)
+                from = direct + t * stream;
+            else
+                values_of(t * stream, (t + n) * stream, values.get());
+            end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
+            store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
+        }
+    });
+}
+
+/// The streams strategy: a task per (output row, super-block), whose stream elements feed(...) folds into its own
+/// lanes and stack (stream_fold); then each row's super-blocks combined pairwise in their order and finished into
+/// the result's dtype.
+template <reduce_kind K, class A, class T, class Device>
+void reduce_streams(const rows_layout& plan, const pass_decision& pass, const void* ahead_end, bool side_by_side, T* o,
+                    const Device& device, const stream_feed<reduce_op<K, A>, A>& feed) {
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    const index_t columns = plan.columns, stream = plan.stream, rows = plan.rows, super = plan.super,
+                  supers = plan.supers, per_row = plan.per_row, reduced_count = plan.reduced_count;
+    const stream_shape shape = plan.shape;
+    small_array<lane, 16> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
+    const bool prefetch = pass.options.prefetch == prefetch_kind::loads_and_stores; // (a reduction stores nothing)
+    run_reduce_tasks(rows * per_row, device, pass.threads, [&](index_t first, index_t last) {
+        // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
+        reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
+        for (index_t t = first; t < last; ++t) {
+            const index_t row = t / per_row, sb = t % per_row;
+            lane* const result = partial.data() + static_cast<std::size_t>(t * columns);
+            if (supers == 0) continue; // an empty stream: the identity
+            stream_fold<Op, A> fold(shape, scratch);
+            fold.ahead_end = ahead_end;
+            fold.prefetch = prefetch;
+            fold.side_by_side = side_by_side;
+            const index_t begin = sb * super, end = std::min(stream, begin + super);
+            feed(row, begin, end, fold);
+            fold.finish(result);
+        }
+    });
+
+    const std::size_t depth = reduce_scratch<lane>::stack_depth(supers);
+    small_array<lane, 4 * 24> entries(static_cast<std::size_t>(columns) * depth);
+    small_array<lane, 4> final_value(static_cast<std::size_t>(columns));
+    small_array<int, 24> levels(depth);
+    for (index_t row = 0; row < rows; ++row) {
+        const lane* v = partial.data() + static_cast<std::size_t>(row * per_row * columns); // one super-block: as is
+        if (supers > 1) {
+            pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
+            for (index_t sb = 0; sb < supers; ++sb)
+                st.push(partial.data() + static_cast<std::size_t>((row * per_row + sb) * columns));
+            st.finish(final_value.data());
+            v = final_value.data();
+        }
+        const index_t out_off = plan.out_offset(row);
+        for (index_t k = 0; k < columns; ++k) o[out_off + k] = reduce_result<K, A, T>(v[k], reduced_count);
+    }
+}
+
+/// The reduction's executor: runs plan_reduction's plan, writing the result where out_for(shape) says. What it
+/// compiles per expression is the plan and the fused kernel's runs (`source`, `rows_source`); the strategies
+/// are reached through rows_values and stream_feed.
 template <class Red, class C, class Device>
 void reduce_operand(const Red& r, const C& c, const Device& device, const result_memory<value_t<Red>, Red::rank>& out_for) {
     constexpr int R = std::remove_cvref_t<C>::rank;
@@ -288,34 +452,25 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const result
     using A = typename Red::accumulator_type;
     using T = value_t<Red>;
     using Op = reduce_op<K, A>;
-    using lane = typename Op::lane;
 
     const auto planned = plan_reduction(r, c, device);
     const auto& plan = planned.layout;
     T* const o = out_for(plan.out_shape); // after the plan's checks: nothing is written before them
     if (plan.outputs == 0) return;
-    const index_t columns = plan.columns, stream = plan.stream, rows = plan.rows, super = plan.super,
-                  supers = plan.supers, per_row = plan.per_row, reduced_count = plan.reduced_count;
-    const stream_shape shape = plan.shape;
-    const auto& box = plan.box;
     const auto views = leaf_views_of(c);
-
     using Kern = decltype(make_kernel<A>(c));
-    const auto source = std::apply(
-        [&](const auto&... v) {
-            using S_ = reduce_source<A, Kern, R, std::remove_const_t<typename std::remove_cvref_t<decltype(v)>::element_type>...>;
-            return S_{{v.data...}, box, kernel_args(make_kernel<A>(c))};
-        },
-        views);
-    const auto row_bases = [&](index_t row) { return plan.row_bases(row); };
-    const void* const ahead_end = planned.ahead_end;
-    const pass_decision& pass = planned.pass;
-    const int threads = pass.threads;
+    const int threads = planned.pass.threads;
     const reduce_strategy strategy = planned.strategy;
+    const auto out_offset = [&](index_t row) { return plan.out_offset(row); };
+    const rows_layout layout{plan.stream, plan.rows,    plan.columns,       plan.super,
+                             plan.supers, plan.per_row, plan.reduced_count, plan.shape,
+                             plan.rows_in_order, callable_ref<index_t(index_t)>::of(out_offset)};
 #if MIXT_SIMD_AVX512
     if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
         if (strategy == reduce_strategy::first_extremes) {
-            first_extremes_of_rows<Op>(std::get<0>(views).data, stream, rows, row_bases, o, ahead_end, device, threads);
+            first_extremes_of_rows<Op>(std::get<0>(views).data, plan.stream, plan.rows,
+                                       [&](index_t row) { return plan.row_bases(row); }, o, planned.ahead_end, device,
+                                       threads);
             return;
         }
     }
@@ -324,19 +479,21 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const result
     if constexpr (folds_rows_in_order_v<Op, A, Kern>) {
         if (strategy == reduce_strategy::short_rows_in_order) { // (the rows one after another from the array's start)
             const auto* const x = std::get<0>(views).data;
-            run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
+            const index_t stream = plan.stream;
+            run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
                 if constexpr (stores_lanes_as_results_v<K, A, T>) { // (the lanes are the results)
-                    if (plan.rows_in_order && columns == 1) { // (out_offset(row) is row)
+                    if (plan.rows_in_order && plan.columns == 1) { // (out_offset(row) is row)
                         fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, o + first);
                         return;
                     }
                 }
+                using lane = typename Op::lane;
                 constexpr index_t batch = 256; // results of a batch of rows as lanes, then stored in T
                 lane results[batch];
                 for (index_t t = first; t < last; t += batch) {
                     const index_t n = std::min(batch, last - t);
                     fold_rows_in_order<Op, A>(x + t * stream, stream, n, results);
-                    store_row_results<K, A>(o, plan, t, n, results, reduced_count);
+                    store_row_results<K, A>(o, layout, t, n, results, plan.reduced_count);
                 }
             });
             return;
@@ -356,142 +513,40 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const result
                 return S_{{v.data...}, plan.rows_box, kernel_args(make_kernel<A>(c))};
             },
             views);
-        constexpr index_t row_batch = 8;
-        if (strategy == reduce_strategy::short_rows_across) {
-            // The rows of a batch folded side by side, a row per vector lane (fold_rows_across), from a buffer,
-            // or from the operand itself where it is one array of A whose rows lie one after another (no copy).
-            // Rows of 2 to short_row_columns values of a narrower integer than A (one array, converted by the
-            // kernel), and sums of rows of 8, 16, 24 or 32 i8 or u8 values into 8-byte lanes
-            // (byte_rows_summed_across), are read in place too and widened or summed in registers
-            // (fold_widened_rows_across), in whole batches (a task's last part batch: the buffer).
-            const A* direct = nullptr;
-            if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
-                if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
-            using narrow_t = widened_rows_source_t<Op, A, Kern>;
-            const narrow_t* narrow = nullptr;
-            if constexpr (!std::is_void_v<narrow_t>)
-                if (plan.rows_box.flat(1) && rows_widened_across<Op, A, narrow_t>(stream))
-                    narrow = std::get<0>(views).data;
-            // Rows read in place from a large operand ask for its lines ahead where that pays (plan_reduction).
-            const bool ahead = direct && planned.rows_ahead;
-            run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
-                const index_t batch = rows_per_batch(stream, last - first, lane_group);
-                const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
-                const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
-                copy_sink<A> sink{values.get(), 0};
-                for (index_t t = first; t < last; t += batch) {
-                    const index_t n = std::min(batch, last - t);
-                    const A* from = values.get();
-                    if (direct && n == batch) { // whole groups of rows, all inside the array
-                        from = direct + t * stream;
-                    } else if (narrow && n == batch) { // (the same, widened as they are folded)
-                    } else {
-                        sink.first = t * stream;
-                        rows_source.run({}, t * stream, (t + n) * stream, sink);
-                    }
-                    const bool in_place_ahead = ahead && from != values.get();
-                    if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
-                        if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
-                            if (plan.rows_in_order) { // straight into o: the indices are the results
-                                first_extreme_indexes<Op, A>(from, stream, n, o + t, in_place_ahead);
-                                continue;
-                            }
-                        }
-                        first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get(),
-                                                     in_place_ahead);
-                    } else {
-                        const auto fold = [&](index_t groups, lane* into) {
-#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
-                            if constexpr (!std::is_void_v<narrow_t>)
-                                if (narrow && n == batch)
-                                    return fold_widened_rows_across<Op, A>(narrow + t * stream, stream, groups, into);
-#endif
-                            fold_rows_across<Op, A>(from, stream, groups, into, in_place_ahead);
-                        };
-                        if constexpr (stores_lanes_as_results_v<K, A, T>) {
-                            // (the lanes are the results)
-                            if (plan.rows_in_order && n == batch && results_stored_straight<lane>(stream)) {
-                                fold(n / lane_group, o + t);
-                                continue;
-                            }
-                        }
-                        fold((n + lane_group - 1) / lane_group, results.get());
-                    }
-                    store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
-                }
-            });
-            return;
-        }
-        if constexpr (!Op::indexed) { // (argmin/argmax take only the path above)
-        // The rows from a buffer, or, in memory order, from the operand itself where it is one array of A whose
-        // rows lie one after another (no copy, and no buffer: end_rows_of_one_block reads only the rows it keeps).
+        const auto copy = [&](index_t begin, index_t end, A* into) {
+            copy_sink<A> sink{into, begin};
+            rows_source.run({}, begin, end, sink);
+        };
         const A* direct = nullptr;
         if constexpr (std::is_same_v<Kern, leaf_kernel<A>>) // (one array of A: its data is an A*)
             if (rows_read_in_place<A, Kern>(plan)) direct = reinterpret_cast<const A*>(std::get<0>(views).data);
-        run_reduce_tasks(rows, device, threads, [&](index_t first, index_t last) {
-            const index_t batch = rows_per_batch(stream, last - first, row_batch);
-            // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
-            std::unique_ptr<A[]> values;
-            if (!direct) values.reset(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
-            const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
-            copy_sink<A> sink{values.get(), 0};
-            for (index_t t = first; t < last; t += batch) {
-                const index_t n = std::min(batch, last - t);
-                const A* from = values.get();
-                if (direct) {
-                    from = direct + t * stream;
-                } else {
-                    sink.first = t * stream;
-                    rows_source.run({}, t * stream, (t + n) * stream, sink);
-                }
-                end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
-                store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
-            }
-        });
-        return;
+        if (strategy == reduce_strategy::short_rows_across) {
+            using narrow_t = widened_rows_source_t<Op, A, Kern>;
+            const narrow_t* narrow = nullptr;
+            if constexpr (!std::is_void_v<narrow_t>)
+                if (plan.rows_box.flat(1) && rows_widened_across<Op, A, narrow_t>(plan.stream))
+                    narrow = std::get<0>(views).data;
+            reduce_short_rows_across<K, A, T, narrow_t>(layout, o, device, threads, direct, narrow,
+                                                         direct && planned.rows_ahead, rows_values<A>::of(copy));
+            return;
+        }
+        if constexpr (!Op::indexed) { // (argmin/argmax take only the path above)
+            reduce_short_rows_in_blocks<K, A, T>(layout, o, device, threads, direct, rows_values<A>::of(copy));
+            return;
         }
     }
 
-    small_array<lane, 16> partial(static_cast<std::size_t>(rows * per_row * columns), Op::identity());
-    const bool prefetch = pass.options.prefetch == prefetch_kind::loads_and_stores; // (a reduction stores nothing)
-    const auto task = [&](index_t first, index_t last) {
-        // As many blocks as a task pushes: a super-block's, or the whole stream's if it is shorter.
-        reduce_scratch<lane> scratch(shape.P, columns, (std::min(super, stream) + shape.block - 1) / shape.block);
-        for (index_t t = first; t < last; ++t) {
-            const index_t row = t / per_row, sb = t % per_row;
-            lane* const result = partial.data() + static_cast<std::size_t>(t * columns);
-            if (supers == 0) continue; // an empty stream: the identity
-            stream_fold<Op, A> fold(shape, scratch);
-            fold.ahead_end = ahead_end;
-            fold.prefetch = prefetch;
-            fold.side_by_side = planned.blocks_side_by_side > 1;
-            const auto [base, out_off] = row_bases(row);
-            (void)out_off;
-            const index_t begin = sb * super, end = std::min(stream, begin + super);
-            source.run(base, begin, end, fold);
-            fold.finish(result);
-        }
+    const auto source = std::apply(
+        [&](const auto&... v) {
+            using S_ = reduce_source<A, Kern, R, std::remove_const_t<typename std::remove_cvref_t<decltype(v)>::element_type>...>;
+            return S_{{v.data...}, plan.box, kernel_args(make_kernel<A>(c))};
+        },
+        views);
+    const auto feed = [&](index_t row, index_t begin, index_t end, stream_fold<Op, A>& fold) {
+        source.run(plan.row_bases(row).first, begin, end, fold);
     };
-    run_reduce_tasks(rows * per_row, device, threads, task);
-
-    // Each row's super-blocks combined pairwise, then finished into the result's dtype.
-    const std::size_t depth = reduce_scratch<lane>::stack_depth(supers);
-    small_array<lane, 4 * 24> entries(static_cast<std::size_t>(columns) * depth);
-    small_array<lane, 4> final_value(static_cast<std::size_t>(columns));
-    small_array<int, 24> levels(depth);
-    for (index_t row = 0; row < rows; ++row) {
-        const lane* v = partial.data() + static_cast<std::size_t>(row * per_row * columns); // one super-block: as is
-        if (supers > 1) {
-            pairwise_stack<Op> st{entries.data(), levels.data(), columns, 0};
-            for (index_t sb = 0; sb < supers; ++sb)
-                st.push(partial.data() + static_cast<std::size_t>((row * per_row + sb) * columns));
-            st.finish(final_value.data());
-            v = final_value.data();
-        }
-        const index_t out_off = plan.out_offset(row);
-        for (index_t k = 0; k < columns; ++k) o[out_off + k] = reduce_result<K, A, T>(v[k], reduced_count);
-    }
-    return;
+    reduce_streams<K, A, T>(layout, planned.pass, planned.ahead_end, planned.blocks_side_by_side > 1, o, device,
+                            stream_feed<Op, A>::of(feed));
 }
 
 /// Evaluates the reduction r on device into memory that out_for(shape) returns for the result's shape: the
