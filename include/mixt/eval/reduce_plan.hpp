@@ -420,7 +420,8 @@ EIGEN_DEVICE_FUNC T reduce_result(const Lane& v, index_t count) {
 /// How a reduction of an operand of rank R (L arrays) into a result of rank RO walks the operand: its broadcast
 /// shape S; the output rows (the kept axes outside the columns) and the box each one reduces (the reduced axes,
 /// then the columns, innermost last: one stream of `stream` elements per row); the stream's lanes, blocks and
-/// super-blocks. The CPU's tasks (reduce_operand) and the GPU's kernels (gpu_reduce.hpp) both follow it.
+/// super-blocks. The CPU's tasks (reduce_operand and its strategies) and the GPU's kernels (gpu_reduce.hpp)
+/// both follow it.
 template <int R, int RO, std::size_t L>
 struct reduce_plan {
     static constexpr std::size_t RA = static_cast<std::size_t>(R > 0 ? R : 1);

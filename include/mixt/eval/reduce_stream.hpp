@@ -445,12 +445,13 @@ struct stream_fold {
     /// Whether the lanes hold values not yet pushed (grouping_free streams only; see block_done).
     bool carried = false;
     /// Where the memory of the stream's one array ends, when the task reads all of it in order after the values
-    /// it is handed (a dense array, its rows in memory order: reduce_operand): a scan may prefetch up to there.
+    /// it is handed (a dense array, its rows in memory order: plan_reduction, reduce_streams): a scan may
+    /// prefetch up to there.
     const void* ahead_end = nullptr;
-    /// Whether fold_rows_of prefetches its inputs in software (reduce_operand: the fused loop's rule,
+    /// Whether fold_rows_of prefetches its inputs in software (reduce_streams: the fused loop's rule,
     /// options_for, for the bytes the reduction reads).
     bool prefetch = false;
-    /// Whether feed_kernel may fold whole blocks side by side (blocks_side_by_side; reduce_operand:
+    /// Whether feed_kernel may fold whole blocks side by side (blocks_side_by_side; reduce_streams:
     /// side_by_side_pays, for the bytes the reduction reads).
     bool side_by_side = false;
 
