@@ -215,27 +215,24 @@ constexpr bool results_stored_straight(index_t stream) {
     return sizeof(Lane) == 8 || stream <= 4;
 }
 
-/// What the strategies read of a reduction's plan (reduce_plan), without its ranks and count of arrays: the
-/// counts, the stream's shape, and where each output row's results go (out_offset: the plan's, through
-/// callable_ref where the rows are not in order).
-struct rows_layout {
-    index_t stream = 0, rows = 0, columns = 1, super = 0, supers = 0, per_row = 1, reduced_count = 1;
-    stream_shape shape{};
-    bool rows_in_order = false;
-    callable_ref<index_t(index_t)> out_offset_of{};
+/// What the strategies read of a reduction's plan: its rank-free part (reduce_counts) and where each output row's
+/// results go (the plan's row_bases(row).second, through callable_ref: called only where the rows are not in order).
+struct rows_layout : reduce_counts {
+    callable_ref<index_t(index_t)> row_offset;
 
-    index_t out_offset(index_t row) const { return rows_in_order ? row * columns : out_offset_of(row); }
+    index_t out_offset(index_t row) const { return rows_in_order ? row * columns : row_offset(row); }
 };
 
 /// Stores the lanes of rows first to first + n - 1 of a reduction of one column (the short-row strategies) as
 /// their results (reduce_result) at their places in o: o[row] where the plan's rows are in order (a loop the
 /// compiler vectorizes), else o[plan.out_offset(row)].
 template <reduce_kind K, class A, class T, class Lane>
-void store_row_results(T* o, const rows_layout& plan, index_t first, index_t n, const Lane* results, index_t reduced_count) {
+void store_row_results(T* o, const rows_layout& plan, index_t first, index_t n, const Lane* results) {
+    const index_t count = plan.reduced_count;
     if (plan.rows_in_order)
-        for (index_t h = 0; h < n; ++h) o[first + h] = reduce_result<K, A, T>(results[h], reduced_count);
+        for (index_t h = 0; h < n; ++h) o[first + h] = reduce_result<K, A, T>(results[h], count);
     else
-        for (index_t h = 0; h < n; ++h) o[plan.out_offset(first + h)] = reduce_result<K, A, T>(results[h], reduced_count);
+        for (index_t h = 0; h < n; ++h) o[plan.out_offset(first + h)] = reduce_result<K, A, T>(results[h], count);
 }
 
 /// The whole plan of a reduction r of the operand c (without reductions inside) on device: its layout and checks
@@ -292,8 +289,9 @@ auto plan_reduction(const Red& r, const C& c, const Device& device) {
 template <class T, int R>
 using result_memory = callable_ref<T*(const shape_t<R>&)>;
 
-// The strategies below depend on the reduction's kind, accumulator and result type and on the plan's ranks, not
-// on the expression: each is compiled once per such set, whatever the expressions reduced. What does depend on
+// The strategies below depend on the reduction's kind, accumulator and result type and the device, not on the
+// expression or its rank (they read the plan's reduce_counts): each is compiled once per such set, whatever the
+// expressions reduced. What does depend on
 // the expression (the fused kernel computing a run of the operand's values) reaches them through callable_ref:
 // one indirect call per batch of rows or per super-block, not per value.
 
@@ -305,6 +303,33 @@ using rows_values = callable_ref<void(index_t begin, index_t end, A* into)>;
 /// Feeds elements `begin` to `end` of output row `row`'s stream into a fold.
 template <class Op, class A>
 using stream_feed = callable_ref<void(index_t row, index_t begin, index_t end, stream_fold<Op, A>& fold)>;
+
+#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+/// The short_rows_in_order strategy: the rows of x, one after another from its start, each folded in memory order
+/// (fold_rows_in_order); the lanes stored straight into o where they are the results and the rows in order, else
+/// a batch's lanes at a time through store_row_results.
+template <reduce_kind K, class A, class T, class S, class Device>
+void reduce_short_rows_in_order(const rows_layout& plan, const S* x, T* o, const Device& device, int threads) {
+    using Op = reduce_op<K, A>;
+    using lane = typename Op::lane;
+    const index_t stream = plan.stream;
+    run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
+        if constexpr (stores_lanes_as_results_v<K, A, T>) { // (the lanes are the results)
+            if (plan.rows_in_order && plan.columns == 1) { // (out_offset(row) is row)
+                fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, o + first);
+                return;
+            }
+        }
+        constexpr index_t batch = 256; // results of a batch of rows as lanes, then stored in T
+        lane results[batch];
+        for (index_t t = first; t < last; t += batch) {
+            const index_t n = std::min(batch, last - t);
+            fold_rows_in_order<Op, A>(x + t * stream, stream, n, results);
+            store_row_results<K, A>(o, plan, t, n, results);
+        }
+    });
+}
+#endif
 
 /// The short_rows_across strategy: the rows of a batch folded side by side, a row per vector lane
 /// (fold_rows_across), from a buffer that values(...) fills, or from the operand itself where it is one array
@@ -318,7 +343,7 @@ void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& devic
                               const Narrow* narrow, bool ahead, const rows_values<A>& values_of) {
     using Op = reduce_op<K, A>;
     using lane = typename Op::lane;
-    const index_t stream = plan.stream, reduced_count = plan.reduced_count;
+    const index_t stream = plan.stream;
     run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
         const index_t batch = rows_per_batch(stream, last - first, lane_group);
         const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
@@ -360,7 +385,7 @@ void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& devic
                 }
                 fold((n + lane_group - 1) / lane_group, results.get());
             }
-            store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
+            store_row_results<K, A>(o, plan, t, n, results.get());
         }
     });
 }
@@ -374,7 +399,7 @@ void reduce_short_rows_in_blocks(const rows_layout& plan, T* o, const Device& de
     using Op = reduce_op<K, A>;
     using lane = typename Op::lane;
     constexpr index_t row_batch = 8;
-    const index_t stream = plan.stream, reduced_count = plan.reduced_count;
+    const index_t stream = plan.stream;
     run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
         const index_t batch = rows_per_batch(stream, last - first, row_batch);
         // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
@@ -389,7 +414,7 @@ void reduce_short_rows_in_blocks(const rows_layout& plan, T* o, const Device& de
             else
                 values_of(t * stream, (t + n) * stream, values.get());
             end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
-            store_row_results<K, A>(o, plan, t, n, results.get(), reduced_count);
+            store_row_results<K, A>(o, plan, t, n, results.get());
         }
     });
 }
@@ -461,10 +486,8 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const result
     using Kern = decltype(make_kernel<A>(c));
     const int threads = planned.pass.threads;
     const reduce_strategy strategy = planned.strategy;
-    const auto out_offset = [&](index_t row) { return plan.out_offset(row); };
-    const rows_layout layout{plan.stream, plan.rows,    plan.columns,       plan.super,
-                             plan.supers, plan.per_row, plan.reduced_count, plan.shape,
-                             plan.rows_in_order, callable_ref<index_t(index_t)>::of(out_offset)};
+    const auto row_offset = [&](index_t row) { return plan.row_bases(row).second; };
+    const rows_layout layout{plan, callable_ref<index_t(index_t)>::of(row_offset)};
 #if MIXT_SIMD_AVX512
     if constexpr (Op::indexed && keyed_leaf_v<Kern>) {
         if (strategy == reduce_strategy::first_extremes) {
@@ -478,24 +501,7 @@ void reduce_operand(const Red& r, const C& c, const Device& device, const result
 #if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
     if constexpr (folds_rows_in_order_v<Op, A, Kern>) {
         if (strategy == reduce_strategy::short_rows_in_order) { // (the rows one after another from the array's start)
-            const auto* const x = std::get<0>(views).data;
-            const index_t stream = plan.stream;
-            run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
-                if constexpr (stores_lanes_as_results_v<K, A, T>) { // (the lanes are the results)
-                    if (plan.rows_in_order && plan.columns == 1) { // (out_offset(row) is row)
-                        fold_rows_in_order<Op, A>(x + first * stream, stream, last - first, o + first);
-                        return;
-                    }
-                }
-                using lane = typename Op::lane;
-                constexpr index_t batch = 256; // results of a batch of rows as lanes, then stored in T
-                lane results[batch];
-                for (index_t t = first; t < last; t += batch) {
-                    const index_t n = std::min(batch, last - t);
-                    fold_rows_in_order<Op, A>(x + t * stream, stream, n, results);
-                    store_row_results<K, A>(o, layout, t, n, results, plan.reduced_count);
-                }
-            });
+            reduce_short_rows_in_order<K, A>(layout, std::get<0>(views).data, o, device, threads);
             return;
         }
     }

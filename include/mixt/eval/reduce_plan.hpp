@@ -422,8 +422,20 @@ EIGEN_DEVICE_FUNC T reduce_result(const Lane& v, index_t count) {
 /// then the columns, innermost last: one stream of `stream` elements per row); the stream's lanes, blocks and
 /// super-blocks. The CPU's tasks (reduce_operand and its strategies) and the GPU's kernels (gpu_reduce.hpp)
 /// both follow it.
+/// The part of a reduction's plan that depends neither on the operand's rank nor on its count of arrays: the
+/// counts, the stream's shape, and whether the output rows are in the result's order. The CPU's strategies read
+/// only this (reduce.hpp), so that they are compiled once per kind and dtype, not once per rank.
+struct reduce_counts {
+    index_t outputs = 1, reduced_count = 1, columns = 1, stream = 0, rows = 0;
+    stream_shape shape{};
+    index_t super = 0, supers = 0, per_row = 1;
+    /// Whether output row `row` starts at row * columns in the result (the kept axes in the result's order):
+    /// out_offset then needs no walk over the row's axes.
+    bool rows_in_order = false;
+};
+
 template <int R, int RO, std::size_t L>
-struct reduce_plan {
+struct reduce_plan : reduce_counts {
     static constexpr std::size_t RA = static_cast<std::size_t>(R > 0 ? R : 1);
     shape_t<R> S{};
     shape_t<RO> out_shape{};
@@ -435,12 +447,6 @@ struct reduce_plan {
     iteration_space<R, L + 1> rows_box{};
     std::array<int, RA> row_axes{}; // memory order, outermost first
     int n_row_axes = 0;
-    index_t outputs = 1, reduced_count = 1, columns = 1, stream = 0, rows = 0;
-    stream_shape shape{};
-    index_t super = 0, supers = 0, per_row = 1;
-    /// Whether output row `row` starts at row * columns in the result (the kept axes in the result's order):
-    /// out_offset then needs no walk over the row's axes.
-    bool rows_in_order = false;
 
     /// The offset of output row `row` in the result (row_bases(row).second).
     index_t out_offset(index_t row) const { return rows_in_order ? row * columns : row_bases(row).second; }
