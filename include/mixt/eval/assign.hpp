@@ -178,7 +178,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
                   "(DefaultDevice, ThreadPoolDevice)");
     // The flat route first, out of the switch: the common case takes one predicted branch, not an indirect jump.
     if (plan.path == route::flat) {
-        if constexpr (fixed == route::runs && !any_packed_v<D, E>) {
+        if constexpr (fixed == route::runs && !any_packed_v<D, E> && passes_compiled_for_v<Device>) {
             if constexpr (is_tensor_or_map<D>::value)
                 run_fused(dst.data(), plan.elements, e, device, plan.pass);
             else if constexpr (has_view_v<D>)
@@ -200,7 +200,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
     case route::flat: // (above)
         return;
     case route::runs:
-        if constexpr (fixed == route::runs)
+        if constexpr (fixed == route::runs && passes_compiled_for_v<Device>)
             run_strided<view_element_t<D>>(destination_view(dst).data, plan, e, device);
         return;
     case route::gpu:
@@ -208,7 +208,7 @@ void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<
             gpu::run(destination_view(dst).data, *plan.space, e, device); // mixt's own kernel (gpu.hpp)
         return;
     case route::eigen:
-        if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D>) {
+        if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D> && passes_compiled_for_v<Device>) {
             constexpr int RD = array_traits<D>::rank;
             dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, RD>(e, shape_of(dst));
         }

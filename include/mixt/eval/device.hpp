@@ -33,6 +33,20 @@ inline constexpr bool gpu_device_v =
 template <class Device>
 inline constexpr bool cpu_device_v = std::is_same_v<Device, Eigen::DefaultDevice> || is_thread_pool_device_v<Device>;
 
+/// Whether this compile emits the passes that run on Device: all of them, but in nvcc's device pass
+/// (__CUDA_ARCH__) those of the CPU devices. That pass parses a .cu file's host functions too and instantiates
+/// the templates they call, though it emits none of them; the CPU's passes (run_fused, run_strided, the
+/// reductions' reduce_operand, Eigen's executor on a CPU device) launch no kernel, so leaving them to the host
+/// pass keeps the set of kernels the same in both passes, as CUDA requires, and spares the device pass the
+/// larger part of its front end's work on a file that evaluates on the host as well as on the GPU.
+template <class Device>
+inline constexpr bool passes_compiled_for_v =
+#if defined(__CUDA_ARCH__)
+    !cpu_device_v<Device>;
+#else
+    true;
+#endif
+
 /// The threads a device offers a pass (1 but on a thread pool).
 template <class Device>
 int device_threads(const Device& device) {
