@@ -50,7 +50,7 @@ endfunction()
 
 # The compile definitions of every test target (mixt_add_test), as one list for the PCH target too.
 set(_mixt_test_definitions MIXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data")
-set(_mixt_one_variant_definitions MIXT_STREAMING_THRESHOLD_BYTES=0 MIXT_SOFTWARE_PREFETCH=0)
+# (MIXT_ONE_PASS_VARIANT: the top-level CMakeLists.txt, for the test build's benchmark suite too.)
 
 function(mixt_add_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "ALL_PASS_VARIANTS;NO_PCH" "" "SOURCES;LIBRARIES;LABELS")
@@ -64,7 +64,7 @@ function(mixt_add_test name)
   # The tests' shared helpers: #include <support/nan_contract.hpp>.
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/test")
   if(NOT arg_ALL_PASS_VARIANTS)
-    target_compile_definitions(${target} PRIVATE ${_mixt_one_variant_definitions})
+    target_compile_definitions(${target} PRIVATE ${MIXT_ONE_PASS_VARIANT})
   endif()
   # A test that defines a macro before its first include (EIGEN_USE_THREADS, a mixt threshold) or compiles
   # with other definitions cannot take the shared PCH: it was built without them.
@@ -73,7 +73,7 @@ function(mixt_add_test name)
       _mixt_pch_target(mixt_test_pch
         HEADERS <mixt/mixt.hpp> <gtest/gtest.h>
         LIBRARIES GTest::gtest_main
-        DEFINITIONS ${_mixt_test_definitions} ${_mixt_one_variant_definitions})
+        DEFINITIONS ${_mixt_test_definitions} ${MIXT_ONE_PASS_VARIANT})
     endif()
     target_precompile_headers(${target} REUSE_FROM mixt_test_pch)
   endif()

@@ -164,57 +164,61 @@ void run_through_temporary(Dst& dst, const E& e, const Device& device);
 /// The one switch: runs an elementwise plan (plan_elementwise, plan_flat) with the executor of its route.
 template <class Dst, class E, class Device, int R, std::size_t M>
 void execute(Dst& dst, const E& e, const Device& device, const elementwise_plan<R, M>& plan) {
-    using D = std::remove_cvref_t<Dst>;
-    using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
-    constexpr route fixed = static_route<D, E, Device>();
-    static_assert(R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1);
-    static_assert(fixed != route::eigen || !packed_memory_v<D>,
-                  "mixt: assign: a packed destination is written by mixt's CPU passes, which take expressions whose "
-                  "operands are all arrays in memory (tensors, maps, chips, slices, strides, Dense objects, packed "
-                  "arrays), evaluated on the CPU (DefaultDevice, ThreadPoolDevice)");
-    static_assert(fixed != route::eigen || eigen_tensor<D>,
-                  "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
-                  "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
-                  "(DefaultDevice, ThreadPoolDevice)");
-    // The flat route first, out of the switch: the common case takes one predicted branch, not an indirect jump.
-    if (plan.path == route::flat) {
-        if constexpr (fixed == route::runs && !any_packed_v<D, E> && passes_compiled_for_v<Device>) {
-            if constexpr (is_tensor_or_map<D>::value)
-                run_fused(dst.data(), plan.elements, e, device, plan.pass);
-            else if constexpr (has_view_v<D>)
-                run_fused(destination_view(dst).data, plan.elements, e, device, plan.pass);
+    if constexpr (!passes_compiled_for_v<Device>) {
+        (void)dst, (void)e, (void)device, (void)plan; // (nvcc's device pass: device.hpp)
+    } else {
+        using D = std::remove_cvref_t<Dst>;
+        using DstScalar = std::remove_const_t<typename Eigen::internal::traits<D>::Scalar>;
+        constexpr route fixed = static_route<D, E, Device>();
+        static_assert(R == array_traits<D>::rank && M == boost::mp11::mp_size<leaf_list_t<E>>::value + 1);
+        static_assert(fixed != route::eigen || !packed_memory_v<D>,
+                      "mixt: assign: a packed destination is written by mixt's CPU passes, which take expressions whose "
+                      "operands are all arrays in memory (tensors, maps, chips, slices, strides, Dense objects, packed "
+                      "arrays), evaluated on the CPU (DefaultDevice, ThreadPoolDevice)");
+        static_assert(fixed != route::eigen || eigen_tensor<D>,
+                      "mixt: assign: a Dense destination takes expressions whose operands are all arrays in memory "
+                      "(tensors, maps, chips, slices, strides, Dense objects), evaluated on the CPU "
+                      "(DefaultDevice, ThreadPoolDevice)");
+        // The flat route first, out of the switch: the common case takes one predicted branch, not an indirect jump.
+        if (plan.path == route::flat) {
+            if constexpr (fixed == route::runs && !any_packed_v<D, E>) {
+                if constexpr (is_tensor_or_map<D>::value)
+                    run_fused(dst.data(), plan.elements, e, device, plan.pass);
+                else if constexpr (has_view_v<D>)
+                    run_fused(destination_view(dst).data, plan.elements, e, device, plan.pass);
+            }
+            return;
         }
-        return;
-    }
-    switch (plan.path) {
-    case route::nothing:
-        return;
-    case route::through_temporary:
-        // (Only where a destination or a leaf has no view, which also makes the route Eigen's: no other
-        // instantiation copies through Eigen's executor.)
-        if constexpr (fixed == route::eigen && !packed_memory_v<D>) // (a packed one: the error above)
-            run_through_temporary(dst, e, device);
-        else
-            throw std::logic_error("mixt: internal: a temporary planned for an expression of arrays in memory");
-        return;
-    case route::flat: // (above)
-        return;
-    case route::runs:
-        if constexpr (fixed == route::runs && passes_compiled_for_v<Device>)
-            run_strided<view_element_t<D>>(destination_view(dst).data, plan, e, device);
-        return;
-    case route::gpu:
-        if constexpr (fixed == route::gpu)
-            gpu::run(destination_view(dst).data, *plan.space, e, device); // mixt's own kernel (gpu.hpp)
-        return;
-    case route::eigen:
-        if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D> && passes_compiled_for_v<Device>) {
-            constexpr int RD = array_traits<D>::rank;
-            dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, RD>(e, shape_of(dst));
+        switch (plan.path) {
+        case route::nothing:
+            return;
+        case route::through_temporary:
+            // (Only where a destination or a leaf has no view, which also makes the route Eigen's: no other
+            // instantiation copies through Eigen's executor.)
+            if constexpr (fixed == route::eigen && !packed_memory_v<D>) // (a packed one: the error above)
+                run_through_temporary(dst, e, device);
+            else
+                throw std::logic_error("mixt: internal: a temporary planned for an expression of arrays in memory");
+            return;
+        case route::flat: // (above)
+            return;
+        case route::runs:
+            if constexpr (fixed == route::runs)
+                run_strided<view_element_t<D>>(destination_view(dst).data, plan, e, device);
+            return;
+        case route::gpu:
+            if constexpr (fixed == route::gpu)
+                gpu::run(destination_view(dst).data, *plan.space, e, device); // mixt's own kernel (gpu.hpp)
+            return;
+        case route::eigen:
+            if constexpr (fixed == route::eigen && eigen_tensor<D> && !packed_memory_v<D>) {
+                constexpr int RD = array_traits<D>::rank;
+                dst.device(device) = lower_to<DstScalar, array_traits<D>::layout, E, RD>(e, shape_of(dst));
+            }
+            return;
+        default:
+            throw std::logic_error(std::string("mixt: internal: route ") + name(plan.path) + " planned for an elementwise pass");
         }
-        return;
-    default:
-        throw std::logic_error(std::string("mixt: internal: route ") + name(plan.path) + " planned for an elementwise pass");
     }
 }
 

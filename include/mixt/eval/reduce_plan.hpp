@@ -417,11 +417,6 @@ EIGEN_DEVICE_FUNC T reduce_result(const Lane& v, index_t count) {
     }
 }
 
-/// How a reduction of an operand of rank R (L arrays) into a result of rank RO walks the operand: its broadcast
-/// shape S; the output rows (the kept axes outside the columns) and the box each one reduces (the reduced axes,
-/// then the columns, innermost last: one stream of `stream` elements per row); the stream's lanes, blocks and
-/// super-blocks. The CPU's tasks (reduce_operand and its strategies) and the GPU's kernels (gpu_reduce.hpp)
-/// both follow it.
 /// The part of a reduction's plan that depends neither on the operand's rank nor on its count of arrays: the
 /// counts, the stream's shape, and whether the output rows are in the result's order. The CPU's strategies read
 /// only this (reduce.hpp), so that they are compiled once per kind and dtype, not once per rank.
@@ -434,6 +429,11 @@ struct reduce_counts {
     bool rows_in_order = false;
 };
 
+/// How a reduction of an operand of rank R (L arrays) into a result of rank RO walks the operand: its broadcast
+/// shape S; the output rows (the kept axes outside the columns) and the box each one reduces (the reduced axes,
+/// then the columns, innermost last: one stream of `stream` elements per row); the stream's lanes, blocks and
+/// super-blocks. The CPU's tasks (reduce_operand and its strategies) and the GPU's kernels (gpu_reduce.hpp)
+/// both follow it.
 template <int R, int RO, std::size_t L>
 struct reduce_plan : reduce_counts {
     static constexpr std::size_t RA = static_cast<std::size_t>(R > 0 ? R : 1);
