@@ -532,6 +532,7 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
     alignas(64) bf16 classified[64];
     alignas(64) bf16 streamed3[48];
     alignas(64) bf16 converted3[48];
+    alignas(64) bf16 converted8[128];
     for (std::uint32_t hi = 0; hi < 0x10000u; ++hi) {
         for (int k = 0; k < 16; ++k) in[k] = std::bit_cast<float>((hi << 16) | tie_lows[k]);
         simd::wide::store(out16, simd::wide::batch<bf16>{_mm512_load_ps(in)});
@@ -547,8 +548,9 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                               << fn::bf16_bits(out16[k]) << ", 8-lane " << fn::bf16_bits(out8[k]) << ", want "
                               << fn::bf16_bits(want);
         }
-        // The fused loop's groups (store_group), of 4 and 3 batches: the last 4 high halves, so that groups with
-        // and without a subnormal lane in one of their batches both occur.
+        // The fused loop's groups (store_group), of 4 and 3 batches, and of 8 (the converting loop's, two groups
+        // of 4): the last 4 high halves, so that groups with and without a subnormal lane in one of their batches
+        // both occur.
         std::memcpy(ring[hi % 4], in, sizeof in);
         if (hi < 3) continue;
         const auto batch_at = [&](std::uint32_t h) { return simd::wide::batch<bf16>{_mm512_load_ps(ring[h % 4])}; };
@@ -568,10 +570,13 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                                (hi >= 0x8000 && hi <= 0x8080);
             if (!converted && !small && ++wrong <= 10) ADD_FAILURE() << "high halves up to " << std::hex << hi << ": classified";
             (void)simd::wide::store_group_converted(converted3, three);
+            const std::array eight{four[2], four[3], four[0], four[1], four[1], four[0], four[3], four[2]};
+            (void)simd::wide::store_group_converted(converted8, eight);
         }
 #else
         simd::wide::store_group(classified, four);
         simd::wide::store_group(converted3, three);
+        simd::wide::store_group(converted8, std::array{four[2], four[3], four[0], four[1], four[1], four[0], four[3], four[2]});
 #endif
         for (int j = 0; j < 4; ++j)
             for (int k = 0; k < 16; ++k) {
@@ -584,6 +589,16 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                 if (!ok && ++wrong <= 10)
                     ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 4 "
                                   << fn::bf16_bits(grouped[j * 16 + k]) << ", want " << want;
+            }
+        // The group of 8: batch j of it is high half hi - 3 + at[j].
+        constexpr int at[8] = {2, 3, 0, 1, 1, 0, 3, 2};
+        for (int j = 0; j < 8; ++j)
+            for (int k = 0; k < 16; ++k) {
+                const float x = ring[(hi - 3 + static_cast<std::uint32_t>(at[j])) % 4][k];
+                const auto want = fn::bf16_bits(mixt::convert<bf16>(x));
+                if (fn::bf16_bits(converted8[j * 16 + k]) != want && ++wrong <= 10)
+                    ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 8 "
+                                  << fn::bf16_bits(converted8[j * 16 + k]) << ", want " << want;
             }
     }
     EXPECT_EQ(wrong, 0);

@@ -1136,11 +1136,15 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
             // Groups stored as converted until one hints at a subnormal lane (store_group_converted), then
             // the loop below: one loop each, so that neither tests which way it stores.
-            while (i + u * ww <= end) {
-                if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
-                if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
-                const bool converted = simd::wide::store_group_converted(out + (i - begin), group(i));
-                i += u * ww;
+            while (i + 2 * u * ww <= end) {
+                if constexpr (prefetch_loads) k.template prefetch<2 * u * ww>(i + prefetch_distance);
+                if constexpr (prefetch_stores) prefetch_for_stores<2 * u * ww * sizeof(D)>(out + (i - begin));
+                const auto first = group(i), second = group(i + u * ww);
+                const bool converted = simd::wide::store_group_converted(
+                    out + (i - begin), [&]<std::size_t... J>(std::index_sequence<J...>) {
+                        return std::array{(J < u ? first[J] : second[J - u])...};
+                    }(std::make_index_sequence<2 * u>{}));
+                i += 2 * u * ww;
                 if (!converted) break;
             }
         }

@@ -356,25 +356,28 @@ inline constexpr bool converts_first_v = MIXT_SIMD_AVX512BF16 && std::is_same_v<
 
 /// store_group, with the classification only where the CPU's conversion hints at a subnormal lane: that
 /// vfpclassps per batch costs as much as the conversion and the store together, and the conversion writes a
-/// subnormal input's lane as ±0, so a group whose result has no ±0 lane is stored as converted. Returns false
-/// where it had one (a zero or a subnormal input; the group is then stored as store_group stores it): a loop
-/// over data with zeros would pay a mispredicted branch on many of its groups, so the fused loop stores its
-/// later groups with store_group (docs/performance-notes.md, "A zero lane first").
+/// subnormal input's lane as ±0, so a group whose result has no ±0 lane is stored as converted. The group is
+/// stored first and tested after, and the test is vector arithmetic with one mask at its end (each pair's words
+/// doubled, which drops their sign, and their unsigned minimum: zero where any pair has a ±0 lane); a group that
+/// had one is then stored again as store_group stores it, from the batches in b. Returns false where it had one (a
+/// zero or a subnormal input): a loop over data with zeros would pay a mispredicted branch on many of its groups,
+/// so the fused loop stores its later groups with store_group (docs/performance-notes.md, "A zero lane first",
+/// "Stored first, tested after").
 template <class T, std::size_t U>
     requires converts_first_v<T>
 bool store_group_converted(T* p, const std::array<batch<T>, U>& b) noexcept {
 #if MIXT_SIMD_AVX512BF16
     __m512i pairs[(U + 1) / 2];
-    unsigned zero = 0; // or-ed as integers, not with _kor_mask32
-    for (std::size_t k = 0; k < U; k += 2) {
-        pairs[k / 2] = detail::bf16_pair(b, k);
-        const __mmask32 words = k + 1 < U ? 0xffffffffu : 0xffffu; // (a last batch alone: its 16 words)
-        zero |= _mm512_mask_testn_epi16_mask(words, pairs[k / 2], _mm512_set1_epi16(0x7fff));
-    }
-    if (__builtin_expect(zero == 0, 1)) {
-        detail::put_bf16_group<false, U>(p, [&](std::size_t k) { return pairs[k / 2]; });
-        return true;
-    }
+    for (std::size_t k = 0; k < U; k += 2) pairs[k / 2] = detail::bf16_pair(b, k);
+    detail::put_bf16_group<false, U>(p, [&](std::size_t k) { return pairs[k / 2]; });
+    const auto doubled = [&](std::size_t k) {
+        const __m512i d = _mm512_add_epi16(pairs[k / 2], pairs[k / 2]);
+        // (A last batch alone: its 16 words, the others all ones.)
+        return k + 1 < U ? d : _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), 0xffffu, d);
+    };
+    __m512i least = doubled(0);
+    for (std::size_t k = 2; k < U; k += 2) least = _mm512_min_epu16(least, doubled(k));
+    if (__builtin_expect(_mm512_testn_epi16_mask(least, least) == 0, 1)) return true;
 #endif
     store_group(p, b);
     return false;
