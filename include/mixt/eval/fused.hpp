@@ -1020,17 +1020,16 @@ K row_of(const K& k, index_t r) {
 }
 
 /// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
-/// conversions and operations only, and literals (const_kernel) where the target has no 16-lane batches. A
-/// literal's batch (a comparison's functor and batch, hoisted_leaf_kernel's batches, and const_kernel's in the
-/// 16-lane loops), copied into the moved kernel for every iteration, stays on the stack in GCC's code (E9 and B1
-/// measured 7-8% slower so); the 8-lane loops measured faster with their literals moved too, which spares every
-/// load of the iteration its own index (docs/performance-notes.md, "Literals in the 8-lane loop").
+/// conversions, operations and literals (const_kernel) only. A comparison's functor and batch and
+/// hoisted_leaf_kernel's batches, copied into the moved kernel for every iteration, stay on the stack in GCC's
+/// code (E9 measured 7-8% slower so); a literal moves with the leaves, which spares every load of the iteration
+/// its own index (docs/performance-notes.md, "Literals in the 8-lane loop", "Literals in the 16-lane loop").
 template <class K>
 inline constexpr bool moves_leaves_v = false;
 template <class T>
 inline constexpr bool moves_leaves_v<leaf_kernel<T>> = true;
 template <class T>
-inline constexpr bool moves_leaves_v<const_kernel<T>> = !simd::avx512;
+inline constexpr bool moves_leaves_v<const_kernel<T>> = true;
 template <class S, class K>
 inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
