@@ -449,20 +449,20 @@ struct literal_compare_kernel {
 /// The CPU's kernels of a kernel tree (eval/kernel.hpp), node for node.
 struct cpu_binder {
     template <class T>
-    static leaf_kernel<T> of(const ktree::array<T>& a) { return {a.p}; }
+    MIXT_ALWAYS_INLINE static leaf_kernel<T> of(const ktree::array<T>& a) { return {a.p}; }
     template <class T>
-    static const_kernel<T> of(const ktree::constant<T>& c) { return const_kernel<T>::of(c.value); }
+    MIXT_ALWAYS_INLINE static const_kernel<T> of(const ktree::constant<T>& c) { return const_kernel<T>::of(c.value); }
     template <class S, class K>
-    static auto of(const ktree::convert<S, K>& c) {
+    MIXT_ALWAYS_INLINE static auto of(const ktree::convert<S, K>& c) {
         auto k = of(c.k);
         return convert_kernel<S, decltype(k)>{k};
     }
     template <class Fn, class R, class... Ks>
-    static auto of(const ktree::op<Fn, R, Ks...>& o) {
+    MIXT_ALWAYS_INLINE static auto of(const ktree::op<Fn, R, Ks...>& o) {
         return std::apply([](const auto&... c) { return op_kernel<Fn, R, decltype(of(c))...>{{of(c)...}}; }, o.ks);
     }
     template <class Fn, bool LiteralLeft, class J, class L, class K>
-    static auto of(const ktree::compare<literal_compare_functor<Fn, LiteralLeft, J, L>, K>& c) {
+    MIXT_ALWAYS_INLINE static auto of(const ktree::compare<literal_compare_functor<Fn, LiteralLeft, J, L>, K>& c) {
         auto k = of(c.k);
         return literal_compare_kernel<Fn, LiteralLeft, J, L, decltype(k)>::of(k, c.f);
     }
@@ -470,7 +470,7 @@ struct cpu_binder {
 
 /// The CPU kernel that computes `e` converted to `S`.
 template <class S, class E>
-auto make_kernel(const E& e) {
+MIXT_ALWAYS_INLINE auto make_kernel(const E& e) {
     return cpu_binder::of(make_kernel_tree<S>(e));
 }
 

@@ -28,6 +28,7 @@
 #include "mixt/expr/expression.hpp"
 #include "mixt/expr/functors.hpp"
 #include "mixt/expr/literal.hpp"
+#include "mixt/simd/arch.hpp"
 
 namespace mixt::detail {
 
@@ -84,20 +85,20 @@ inline constexpr std::size_t array_count_v<op<Fn, R, Ks...>> = (std::size_t{0} +
 } // namespace ktree
 
 template <class S, class E>
-auto make_kernel_tree(const E& e);
+MIXT_ALWAYS_INLINE auto make_kernel_tree(const E& e);
 template <class O, class E>
-auto make_compute_tree(const E& e);
+MIXT_ALWAYS_INLINE auto make_compute_tree(const E& e);
 
 /// The tree of an expression node or leaf in its own dtype.
 template <class P, class X>
-auto make_native_kernel_tree(const leaf<P, X>& l) {
+MIXT_ALWAYS_INLINE auto make_native_kernel_tree(const leaf<P, X>& l) {
     if constexpr (packed_memory_v<X>)
         return ktree::array<value_t<leaf<P, X>>>{nullptr}; // a stage's, set by the pass (eval/strided.hpp)
     else
         return ktree::array<value_t<leaf<P, X>>>{view_of(l.x).data};
 }
 template <class Op, class... Cs>
-auto make_native_kernel_tree(const node<Op, Cs...>& n) {
+MIXT_ALWAYS_INLINE auto make_native_kernel_tree(const node<Op, Cs...>& n) {
     using N = node<Op, Cs...>;
     using ops = typename N::operand_types;
     if constexpr (literal_compare_v<N>) {
@@ -128,7 +129,7 @@ auto make_native_kernel_tree(const node<Op, Cs...>& n) {
 
 /// The tree of `e` converted to O, then widened to O's compute type (a narrow O's f32 or i32).
 template <class O, class E>
-auto make_compute_tree(const E& e) {
+MIXT_ALWAYS_INLINE auto make_compute_tree(const E& e) {
     using C = narrow_compute_t<O>;
     if constexpr (std::is_same_v<C, O>) {
         return make_kernel_tree<O>(e);
@@ -142,7 +143,7 @@ auto make_compute_tree(const E& e) {
 
 /// The kernel tree that computes `e` converted to `S`.
 template <class S, class E>
-auto make_kernel_tree(const E& e) {
+MIXT_ALWAYS_INLINE auto make_kernel_tree(const E& e) {
     using V = value_t<E>;
     if constexpr (is_literal_v<E> || std::is_same_v<E, scalar<V>>) {
         return ktree::constant<S>{mixt::convert<S>(e.value)};
