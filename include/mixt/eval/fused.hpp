@@ -1187,10 +1187,23 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         for (; i + block_length <= end; i += block_length) {
             D* const o = out + (i - begin);
             if constexpr (prefetch_stores) prefetch_for_stores<block_length * sizeof(D)>(o);
+            if constexpr (sizeof(D) == 8) {
+                // Results of 8-byte elements: the vectorized loop over the block kept a loop, each vector's
+                // stores right after its loads, as in a plain loop; GCC unrolls it completely otherwise, which
+                // ran 3-4% slower from L2 (docs/performance-notes.md, "8-byte results in blocks").
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#pragma GCC unroll 1
+#elif defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
+                for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);
+            } else {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-            for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);
+                for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);
+            }
         }
     } else if constexpr (unroll_v<D> > 1) {
         constexpr int u = unroll_v<D>;
