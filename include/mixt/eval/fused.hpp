@@ -1191,9 +1191,11 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
                 // Results of 8-byte elements: the vectorized loop over the block kept a loop, each vector's
                 // stores right after its loads, as in a plain loop; GCC unrolls it completely otherwise, which
                 // ran 3-4% slower from L2 (docs/performance-notes.md, "8-byte results in blocks").
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) // (nvcc's front end knows no GCC unroll)
 #pragma GCC ivdep
 #pragma GCC unroll 1
+#elif defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
 #elif defined(__clang__)
 #pragma clang loop unroll(disable)
 #endif
