@@ -548,12 +548,19 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                               << fn::bf16_bits(out16[k]) << ", 8-lane " << fn::bf16_bits(out8[k]) << ", want "
                               << fn::bf16_bits(want);
         }
-        // The fused loop's groups (store_group), of 4 and 3 batches, and of 8 (the converting loop's, two groups
-        // of 4): the last 4 high halves, so that groups with and without a subnormal lane in one of their batches
-        // both occur.
+        // The fused loop's groups (store_group), of 4 and 3 batches: the last 4 high halves, so that groups with
+        // and without a subnormal lane in one of their batches both occur; and of 8 (eight_with).
         std::memcpy(ring[hi % 4], in, sizeof in);
         if (hi < 3) continue;
         const auto batch_at = [&](std::uint32_t h) { return simd::wide::batch<bf16>{_mm512_load_ps(ring[h % 4])}; };
+        // A group of 8 batches (the converting loop's two groups) of ones but for b at batch hi % 8, so that a
+        // check that leaves out any batch of the group fails.
+        const auto eight_with = [&](simd::wide::batch<bf16> b) {
+            std::array<simd::wide::batch<bf16>, 8> g;
+            g.fill(simd::wide::batch<bf16>{_mm512_set1_ps(1.0f)});
+            g[hi % 8] = b;
+            return g;
+        };
         // Both ways the loop stores a group: classified first (store_group, also streamed), and converted first,
         // classified only where the result has a ±0 lane (store_group_converted).
         const std::array four{batch_at(hi - 3), batch_at(hi - 2), batch_at(hi - 1), batch_at(hi)};
@@ -570,13 +577,12 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                                (hi >= 0x8000 && hi <= 0x8080);
             if (!converted && !small && ++wrong <= 10) ADD_FAILURE() << "high halves up to " << std::hex << hi << ": classified";
             (void)simd::wide::store_group_converted(converted3, three);
-            const std::array eight{four[2], four[3], four[0], four[1], four[1], four[0], four[3], four[2]};
-            (void)simd::wide::store_group_converted(converted8, eight);
+            (void)simd::wide::store_group_converted(converted8, eight_with(batch_at(hi)));
         }
 #else
         simd::wide::store_group(classified, four);
         simd::wide::store_group(converted3, three);
-        simd::wide::store_group(converted8, std::array{four[2], four[3], four[0], four[1], four[1], four[0], four[3], four[2]});
+        simd::wide::store_group(converted8, eight_with(batch_at(hi)));
 #endif
         for (int j = 0; j < 4; ++j)
             for (int k = 0; k < 16; ++k) {
@@ -590,11 +596,10 @@ TEST(simd_wide, bf16_rounding_of_every_high_half_matches_mixt_convert) {
                     ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 4 "
                                   << fn::bf16_bits(grouped[j * 16 + k]) << ", want " << want;
             }
-        // The group of 8: batch j of it is high half hi - 3 + at[j].
-        constexpr int at[8] = {2, 3, 0, 1, 1, 0, 3, 2};
+        // The group of 8: high half hi at batch hi % 8, ones elsewhere.
         for (int j = 0; j < 8; ++j)
             for (int k = 0; k < 16; ++k) {
-                const float x = ring[(hi - 3 + static_cast<std::uint32_t>(at[j])) % 4][k];
+                const float x = j == static_cast<int>(hi % 8) ? ring[hi % 4][k] : 1.0f;
                 const auto want = fn::bf16_bits(mixt::convert<bf16>(x));
                 if (fn::bf16_bits(converted8[j * 16 + k]) != want && ++wrong <= 10)
                     ADD_FAILURE() << "f32 bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ": group of 8 "

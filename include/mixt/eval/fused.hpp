@@ -1022,8 +1022,8 @@ K row_of(const K& k, index_t r) {
 /// Whether run_range_of's unrolled iterations read through moved_to(k, i): where K's nodes are leaves,
 /// conversions, operations and literals (const_kernel) only. A comparison's functor and batch and
 /// hoisted_leaf_kernel's batches, copied into the moved kernel for every iteration, stay on the stack in GCC's
-/// code (E9 measured 7-8% slower so); a literal moves with the leaves, which spares every load of the iteration
-/// its own index (docs/performance-notes.md, "Literals in the 8-lane loop", "Literals in the 16-lane loop").
+/// code; a literal moves with the leaves (its 16-lane batch is broadcast from its value), which spares every load
+/// of the iteration its own index (docs/performance-notes.md, "Literals in the 8-lane loop", "Literals in the 16-lane loop").
 template <class K>
 inline constexpr bool moves_leaves_v = false;
 template <class T>
@@ -1038,8 +1038,8 @@ inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<
 /// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
 /// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
 /// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
-/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations
-/// (and literals, kept as they are, where moves_leaves_v takes them).
+/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations and
+/// literals (kept as they are).
 template <class K>
     requires moves_leaves_v<K>
 K moved_to(const K& k, index_t i) {
@@ -1133,18 +1133,25 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             }(std::make_integer_sequence<int, u>{});
         };
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
-            // Groups stored as converted until one hints at a subnormal lane (store_group_converted), then
-            // the loop below: one loop each, so that neither tests which way it stores.
-            while (i + 2 * u * ww <= end) {
+            // Two groups at a time (one check per 2u batches), then one, stored as converted until one hints at a
+            // subnormal lane (store_group_converted), then the loop below: one loop each, so that neither tests
+            // which way it stores.
+            constexpr std::size_t su = u;
+            bool converted = true;
+            for (; converted && i + 2 * u * ww <= end; i += 2 * u * ww) {
                 if constexpr (prefetch_loads) k.template prefetch<2 * u * ww>(i + prefetch_distance);
                 if constexpr (prefetch_stores) prefetch_for_stores<2 * u * ww * sizeof(D)>(out + (i - begin));
                 const auto first = group(i), second = group(i + u * ww);
-                const bool converted = simd::wide::store_group_converted(
+                converted = simd::wide::store_group_converted(
                     out + (i - begin), [&]<std::size_t... J>(std::index_sequence<J...>) {
-                        return std::array{(J < u ? first[J] : second[J - u])...};
-                    }(std::make_index_sequence<2 * u>{}));
-                i += 2 * u * ww;
-                if (!converted) break;
+                        return std::array{(J < su ? first[J] : second[J % su])...};
+                    }(std::make_index_sequence<2 * su>{}));
+            }
+            if (converted && i + u * ww <= end) {
+                if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
+                if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
+                (void)simd::wide::store_group_converted(out + (i - begin), group(i));
+                i += u * ww;
             }
         }
         for (; i + u * ww <= end; i += u * ww) {
@@ -1190,13 +1197,13 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             if constexpr (sizeof(D) == 8) {
                 // Results of 8-byte elements: the vectorized loop over the block kept a loop, each vector's
                 // stores right after its loads, as in a plain loop; GCC unrolls it completely otherwise, which
-                // ran 3-4% slower from L2 (docs/performance-notes.md, "8-byte results in blocks").
+                // was slower from L2 (docs/performance-notes.md, "8-byte results in blocks").
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) // (nvcc's front end knows no GCC unroll)
 #pragma GCC ivdep
 #pragma GCC unroll 1
 #elif defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
-#elif defined(__clang__)
+#elif defined(__clang__) && !defined(__CUDACC__)
 #pragma clang loop unroll(disable)
 #endif
                 for (index_t j = 0; j < block_length; ++j) o[j] = k.scalar(i + j);

@@ -75,8 +75,9 @@
 // optimization options differ from its caller's: each MIXT_FLATTEN function stays one call, made once per range,
 // run or batch of rows.)
 // MIXT_ALWAYS_INLINE marks a small function of the per-call plan that must not stay a call (eval/plan.hpp,
-// decide_pass, says why), and the transposes in registers (simd/wide.hpp, rows_as_columns), whose arrays of
-// vectors would otherwise be passed through memory.
+// decide_pass, says why), the kernel's construction (eval/kernel.hpp, eval/fused.hpp: make_kernel_tree,
+// cpu_binder), whose trees would otherwise be returned through memory on every call, and the transposes in
+// registers (simd/wide.hpp, rows_as_columns), whose arrays of vectors would otherwise be passed through memory.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define MIXT_COLD __attribute__((cold, noinline))
 #define MIXT_NOINLINE __attribute__((noinline))
