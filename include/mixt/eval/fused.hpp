@@ -1126,26 +1126,25 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
         // arrays lie (docs/performance-notes.md).
         constexpr index_t ww = simd::wide::lanes;
         constexpr int u = wide_unroll;
-        const auto group = [&](index_t at) {
+        // N batches from element `at` on, read through one moved kernel.
+        const auto batches = [&]<int N>(std::integral_constant<int, N>, index_t at) {
             const auto it = iteration_at(k, at);
             return [&]<int... J>(std::integer_sequence<int, J...>) {
                 return std::array{it.m.wide_at_store(it.o + J * ww)...};
-            }(std::make_integer_sequence<int, u>{});
+            }(std::make_integer_sequence<int, N>{});
         };
+        const auto group = [&](index_t at) { return batches(std::integral_constant<int, u>{}, at); };
         if constexpr (!Stream && simd::wide::converts_first_v<D>) {
             // Two groups at a time (one check per 2u batches), then one, stored as converted until one hints at a
             // subnormal lane (store_group_converted), then the loop below: one loop each, so that neither tests
             // which way it stores.
-            constexpr std::size_t su = u;
+            static_assert(broadcast_copies >= 2 * u * ww, "mixt: two groups read within the copies");
             bool converted = true;
             for (; converted && i + 2 * u * ww <= end; i += 2 * u * ww) {
                 if constexpr (prefetch_loads) k.template prefetch<2 * u * ww>(i + prefetch_distance);
                 if constexpr (prefetch_stores) prefetch_for_stores<2 * u * ww * sizeof(D)>(out + (i - begin));
-                const auto first = group(i), second = group(i + u * ww);
-                converted = simd::wide::store_group_converted(
-                    out + (i - begin), [&]<std::size_t... J>(std::index_sequence<J...>) {
-                        return std::array{(J < su ? first[J] : second[J % su])...};
-                    }(std::make_index_sequence<2 * su>{}));
+                converted = simd::wide::store_group_converted(out + (i - begin),
+                                                              batches(std::integral_constant<int, 2 * u>{}, i));
             }
             if (converted && i + u * ww <= end) {
                 if constexpr (prefetch_loads) k.template prefetch<u * ww>(i + prefetch_distance);
