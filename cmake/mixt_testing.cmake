@@ -17,6 +17,10 @@
 #       ctest test compiles.<name>: passes only if the snippet compiles.
 #   mixt_add_build_test(<name> <object_target> <case_file> [LABELS <label>...])
 #       The ctest test behind both: compiles the target, checks the outcome (scripts/expect_build.cmake).
+#   mixt_cap_optimization(<target>)
+#       Compiles <target> at -O1 where the configuration optimizes more (-O2, -O3, -Ofast): for the tests whose
+#       cost is instantiating many expressions, and whose results the optimizer does not change (the
+#       differential trees, the tests of the evaluation routes). A configuration at -O0 keeps -O0.
 
 include_guard(GLOBAL)
 
@@ -192,4 +196,27 @@ endfunction()
 function(mixt_expect_compiles name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "CODE;FILE" "LIBRARIES")
   _mixt_compile_case(compiles ${name})
+endfunction()
+
+# mixt_cap_optimization(<target>): see the header. GCC's -O1 compiled the evaluation tests in three quarters of
+# -O2's time and took as long at -O0 (mixt's loops are inlined whole at every level); Clang 14's -O1 costs what
+# its -O2 does, its -O0 a third (docs/performance-notes.md, "CI time").
+function(mixt_cap_optimization target)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
+    return()
+  endif()
+  get_property(_multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(_multi)
+    target_compile_options(${target} PRIVATE "$<$<NOT:$<CONFIG:Debug>>:-O1>")
+    return()
+  endif()
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" _type)
+  string(REGEX MATCHALL "(^| )-O[^ ]*" _levels "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_type}}")
+  if(_levels)
+    list(GET _levels -1 _last)
+    string(STRIP "${_last}" _last)
+    if(_last MATCHES "^-O([2-9]|fast)$")
+      target_compile_options(${target} PRIVATE -O1)
+    endif()
+  endif()
 endfunction()

@@ -338,9 +338,14 @@ TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
         const auto b = tensor<bf16>(n, 5);
         const auto b2 = tensor<bf16>(n, 6);
         const auto f = tensor<float>(n, 7);
+        const auto f2 = tensor<float>(n, 8);
+        const auto u8 = tensor<std::uint8_t>(n, 9);
         check_fused(mixt::exp(mixt::lazy(h)) * b, "exp(f16) * bf16");
         check_fused(mixt::lazy(b) * b2 + f, "bf16 * bf16 + f32");
         check_fused(mixt::lazy(a8) + mixt::lazy(h) * f, "i8 + f16 * f32");
+        // u8 leaves read a block of 64 at a time (block_byte_leaf_kernel), beside an i8 one.
+        check_fused(mixt::lazy(u8) * f + f2, "u8 * f32 + f32");
+        check_fused(mixt::lazy(a8) * f - u8, "i8 * f32 - u8");
         check_fused(mixt::lazy(h) + h2, "f16 + f16");
         check_fused(mixt::where(mixt::lazy(f) > 0, h, b), "where(f32 > 0, f16, bf16)");
         check_fused(mixt::lazy(f) * 0.5f + u16, "f32 * 0.5 + u16");
@@ -349,6 +354,32 @@ TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
         check_fused(mixt::where(mixt::lazy(u16) > -1, b, b2), "where(u16 > -1, bf16, bf16)");
         check_fused(-mixt::sqrt(mixt::lazy(h)) * 2 - mixt::abs(mixt::lazy(h2)), "-sqrt(f16) * 2 - abs(f16)");
     }
+}
+
+// Quarter q of 64 bytes (load_quarter) is the batch load makes of the bytes at 16 q: every byte value of u8 at
+// every position of every quarter.
+template <class T>
+void check_quarters() {
+#if MIXT_SIMD_AVX512VBMI
+    const std::vector<T> in = inputs_of<T>(); // every value, 256 of them
+    for (std::size_t shift = 0; shift < 64; shift += 13) {
+        std::vector<T> block(64);
+        for (std::size_t b = 0; b < in.size(); b += 64) {
+            for (std::size_t j = 0; j < 64; ++j) block[j] = in[(b + j + shift) % in.size()];
+            for (int q = 0; q < 4; ++q) {
+                const auto got = simd::wide::load_quarter(block.data(), q);
+                const auto want = simd::wide::load(block.data() + 16 * q);
+                ASSERT_EQ(std::memcmp(&got.v, &want.v, sizeof(got.v)), 0)
+                    << typeid(T).name() << ", quarter " << q << " of the block at " << b << " + " << shift;
+            }
+        }
+    }
+#endif
+}
+
+TEST(simd_wide, quarters_of_64_bytes_load_as_their_16) {
+    if (!mixt::simd::wide::has_quarters_v<std::uint8_t>) GTEST_SKIP() << "no AVX512-VBMI: u8 batches load one by one";
+    check_quarters<std::uint8_t>();
 }
 
 // --- words ---------------------------------------------------------------------------------------------

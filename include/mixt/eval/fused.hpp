@@ -983,29 +983,32 @@ bool hoists_leaves(const std::array<index_t, L>& masks) {
 /// The kernel k rebuilt with each of its leaves (leaf_kernel, hoisted_leaf_kernel, const_kernel) replaced by
 /// f(leaf), of the leaf's type: the one walk of a kernel's tree that row_of and moved_to share.
 template <class T, class F>
-leaf_kernel<T> with_leaves(const leaf_kernel<T>& k, const F& f) {
+auto with_leaves(const leaf_kernel<T>& k, const F& f) {
     return f(k);
 }
 template <class T, class F>
-hoisted_leaf_kernel<T> with_leaves(const hoisted_leaf_kernel<T>& k, const F& f) {
+auto with_leaves(const hoisted_leaf_kernel<T>& k, const F& f) {
     return f(k);
 }
 template <class T, class F>
-const_kernel<T> with_leaves(const const_kernel<T>& k, const F& f) {
+auto with_leaves(const const_kernel<T>& k, const F& f) {
     return f(k);
 }
 template <class S, class K, class F>
-convert_kernel<S, K> with_leaves(const convert_kernel<S, K>& k, const F& f) {
-    return {with_leaves(k.k, f)};
+auto with_leaves(const convert_kernel<S, K>& k, const F& f) {
+    auto c = with_leaves(k.k, f);
+    return convert_kernel<S, decltype(c)>{c};
 }
 template <class Fn, class R, class... Ks, class F>
-op_kernel<Fn, R, Ks...> with_leaves(const op_kernel<Fn, R, Ks...>& k, const F& f) {
-    return std::apply([&](const auto&... c) { return op_kernel<Fn, R, Ks...>{{with_leaves(c, f)...}}; }, k.ks);
+auto with_leaves(const op_kernel<Fn, R, Ks...>& k, const F& f) {
+    return std::apply(
+        [&](const auto&... c) { return op_kernel<Fn, R, decltype(with_leaves(c, f))...>{{with_leaves(c, f)...}}; },
+        k.ks);
 }
 template <class Fn, bool LiteralLeft, class J, class L, class K, class F>
-literal_compare_kernel<Fn, LiteralLeft, J, L, K> with_leaves(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k,
-                                                            const F& f) {
-    return {with_leaves(k.k, f), k.f, k.literal_b};
+auto with_leaves(const literal_compare_kernel<Fn, LiteralLeft, J, L, K>& k, const F& f) {
+    auto c = with_leaves(k.k, f);
+    return literal_compare_kernel<Fn, LiteralLeft, J, L, decltype(c)>{c, k.f, k.literal_b};
 }
 
 /// The kernel k (of row 0) with its hoisted leaves (those with a row) at row r's values (run_rows_of).
@@ -1035,19 +1038,41 @@ inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
 inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<Ks> && ...);
 
+#if MIXT_SIMD_AVX512
+/// A leaf of u8 in a moved kernel (moved_to): the 16-lane loops read its batches four at a time from
+/// one place, so wide_at(i) takes its batch as a quarter of the 64 bytes at p + (i & ~63) (simd::wide::load_quarter):
+/// one 64-byte load for the block's four batches, widened in registers, where a load of each batch's 16 bytes
+/// widened from memory was slower (docs/performance-notes.md, "Byte leaves read a block at a time"). Its
+/// contract: every wide_at(i) comes from an iteration that reads all of [i & ~63, (i & ~63) + 64), as
+/// run_range_of's 16-lane loops do from the moved position (their iterations are whole blocks of 64 elements).
+template <class T>
+struct block_byte_leaf_kernel : leaf_kernel<T> {
+    auto wide_at(index_t i) const {
+        return simd::wide::load_quarter(this->p + (i & ~index_t{63}), static_cast<int>((i >> 4) & 3));
+    }
+    auto wide_at_store(index_t i) const { return wide_at(i); }
+};
+#endif
+
 /// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
 /// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
 /// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
 /// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations and
-/// literals (kept as they are).
+/// literals (kept as they are). On AVX-512 targets a leaf of u8 becomes a block_byte_leaf_kernel.
 template <class K>
     requires moves_leaves_v<K>
-K moved_to(const K& k, index_t i) {
-    return with_leaves(k, [i]<class L>(const L& leaf) -> L {
-        if constexpr (requires { leaf.at_ptr(i); })
-            return L{leaf.at_ptr(i), ~index_t{0}};
-        else
+auto moved_to(const K& k, index_t i) {
+    return with_leaves(k, [i]<class L>(const L& leaf) {
+        if constexpr (requires { leaf.at_ptr(i); }) {
+#if MIXT_SIMD_AVX512
+            if constexpr (simd::wide::has_quarters_v<std::remove_cvref_t<decltype(*leaf.p)>>)
+                return block_byte_leaf_kernel<std::remove_cvref_t<decltype(*leaf.p)>>{{leaf.at_ptr(i), ~index_t{0}}};
+            else
+#endif
+                return L{leaf.at_ptr(i), ~index_t{0}};
+        } else {
             return leaf; // a literal: the same at every element
+        }
     });
 }
 
@@ -1063,7 +1088,7 @@ struct iteration {
 template <class K>
 auto iteration_at(const K& k, index_t i) {
     if constexpr (moves_leaves_v<K>)
-        return iteration<K>{moved_to(k, i), 0};
+        return iteration<decltype(moved_to(k, i))>{moved_to(k, i), 0};
     else
         return iteration<const K&>{k, i};
 }
@@ -1106,6 +1131,7 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
     static_assert(broadcast_copies >= unroll_v<D> * simd::lanes, "mixt: an iteration reads within the copies");
 #if MIXT_SIMD_AVX512
     static_assert(broadcast_copies >= wide_unroll * simd::wide::word_lanes, "mixt: an iteration reads within the copies");
+    static_assert(wide_unroll * simd::wide::lanes % 64 == 0, "mixt: a 16-lane iteration reads whole blocks of 64 (block_byte_leaf_kernel)");
 #endif
     const K k = kernel_from_args<K>(args...);
     constexpr bool prefetch_loads = Prefetch == prefetch_kind::loads_and_stores;

@@ -45,6 +45,15 @@
 #define MIXT_SIMD_AVX512BF16 0
 #endif
 
+// MIXT_SIMD_AVX512VBMI is 1 where the 16-lane batches are on and the target has AVX512-VBMI (byte permutes): a u8
+// leaf's four batches of a block of 64 are then one load (simd::wide::load_quarter). Define MIXT_SIMD_NO_AVX512VBMI
+// to load each batch on its own.
+#if MIXT_SIMD_AVX512 && defined(__AVX512VBMI__) && !defined(MIXT_SIMD_NO_AVX512VBMI)
+#define MIXT_SIMD_AVX512VBMI 1
+#else
+#define MIXT_SIMD_AVX512VBMI 0
+#endif
+
 // MIXT_SIMD_AVX512FP16 is 1 where the 16-lane batches are on and the target has AVX512-FP16: the f16 products of a
 // reduction's rows are then made 32 at a time in f16 arithmetic (mixt/simd/halves.hpp), the same bits as through f32;
 // not in code nvcc compiles. Define MIXT_SIMD_NO_AVX512FP16 to keep to f32 lanes.

@@ -236,6 +236,26 @@ batch<T> load_operand(const T* p) noexcept {
         return load(p);
 }
 
+/// Whether load_quarter(const T*, int) exists: u8 with AVX512-VBMI (vpermb), whose 64 bytes are four batches.
+/// (i8's batches are not read that way: its widening from a register takes two instructions, and `i8 + f32`
+/// ran slower so, docs/performance-notes.md, "Byte leaves read a block at a time".)
+template <class T>
+inline constexpr bool has_quarters_v = MIXT_SIMD_AVX512VBMI && std::is_same_v<T, std::uint8_t>;
+
+#if MIXT_SIMD_AVX512VBMI
+/// load(block + 16 * q) for q in [0, 4), read as quarter q of the 64 bytes at block: the four batches of a block
+/// are then one 64-byte load, which the compiler shares between them where it sees the same block, and one byte
+/// permute each that takes the quarter's bytes into the low bytes of the 32-bit lanes and zeroes the others,
+/// where load widens each batch's 16 bytes from memory. Reads all 64 bytes.
+template <class T>
+    requires has_quarters_v<T>
+batch<T> load_quarter(const T* block, int q) noexcept {
+    alignas(64) std::uint8_t index[64] = {};
+    for (int j = 0; j < 16; ++j) index[4 * j] = static_cast<std::uint8_t>(16 * (q & 3) + j);
+    return {_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(index), _mm512_loadu_si512(block))};
+}
+#endif
+
 /// All 16 lanes equal to x.
 template <class T>
     requires has_batch_v<T>

@@ -10,10 +10,10 @@
 # MIXT_DIFF_SEED, MIXT_DIFF_FIRST and MIXT_DIFF_TREES choose the trees: trees number FIRST to FIRST + TREES - 1
 # of the seed (gen.py balances the operations over the trees of a run, so another FIRST gives other trees);
 # MIXT_DIFF_TAKE, where set, keeps that many of them, chosen to cover every operation, dtype, rank, height and
-# shape the run covers. A plain build takes trees 0 to 511. The test presets each take some of their own 160
+# shape the run covers. A plain build takes trees 0 to 511. The CI configurations each take 56 of their own 160
 # (CMakePresets.json: gcc from 0, clang from 160, asan from 480, native from 640, v3 from 800), so that no tree
-# is compiled twice: the trees were a third of each configuration's build time. gcc and clang take 40 (56 until
-# CI's run passed 40 minutes), native and v3 56. The sanitizer configuration
+# is compiled twice: the trees were a third of each configuration's build time. (Fewer is not much cheaper: the
+# 40 that cover gcc's 160 took 163 s of CPU to compile against the 56's 182, docs/performance-notes.md.) The sanitizer configuration
 # (asan), whose compiles of a tree are the slowest (-O0 with ASan and UBSan), takes 32: still every operation, dtype, rank, height and shape of
 # its run (gen.py's coverage check), each under ASan and UBSan; the other configurations check the values of
 # more trees. gen.py fails a run that misses
@@ -65,10 +65,11 @@ mixt_add_test(expr.differential
 target_include_directories(test_expr_differential PRIVATE
   "${_diff_dir}" "${PROJECT_SOURCE_DIR}/test")
 # The cost of this test is instantiating ~500 expressions two or three times each. It is compiled without debug
-# info (it would add half) and at -O1 at most (GCC takes as long at -O0, Clang twice as long at -O1 as at -O0,
-# so Debug configurations keep -O0); the test runs in well under a second either way. The options are the whole
-# target's, so that its own precompiled headers (mixt.hpp, GoogleTest) are built with them.
+# info (it would add half) and at -O1 at most (mixt_cap_optimization: GCC takes as long at -O0, Clang twice as
+# long at -O1 as at -O0, so configurations at -O0 keep it); the test runs in well under a second either way. The
+# options are the whole target's, so that its own precompiled headers (mixt.hpp, GoogleTest) are built with them.
 if(CMAKE_CXX_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
-  target_compile_options(test_expr_differential PRIVATE "-g0;$<$<NOT:$<CONFIG:Debug>>:-O1>")
+  target_compile_options(test_expr_differential PRIVATE -g0)
 endif()
+mixt_cap_optimization(test_expr_differential)
 target_precompile_headers(test_expr_differential PRIVATE <mixt/mixt.hpp> <gtest/gtest.h>)
