@@ -8,8 +8,11 @@
 
 void mixt_arch_build_check(Eigen::Tensor<float, 1>& r, const Eigen::Tensor<std::int8_t, 1>& a,
                            const Eigen::Tensor<Eigen::half, 1>& b, const Eigen::Tensor<Eigen::bfloat16, 1>& c,
-                           const Eigen::Tensor<double, 1>& d, Eigen::Tensor<std::complex<double>, 1>& z) {
+                           const Eigen::Tensor<double, 1>& d, Eigen::Tensor<std::complex<double>, 1>& z,
+                           const Eigen::Tensor<std::uint8_t, 1>& u, Eigen::Tensor<Eigen::bfloat16, 1>& o) {
     mixt::assign(r, mixt::lazy(a) + mixt::lazy(b) * 2.0f);
+    mixt::assign(r, mixt::lazy(u) * r + r);            // a u8 leaf (a block at a time with AVX512-VBMI)
+    mixt::assign(o, mixt::cast<Eigen::bfloat16>(mixt::lazy(u) * r)); // the same in the bf16 converting loop
     mixt::assign(r, mixt::where(mixt::lazy(r) > 0, b, c));
     mixt::assign(r, mixt::exp(mixt::lazy(b)) * c);
     mixt::assign(z, mixt::lazy(d) * std::complex<double>(1, 2) + r);

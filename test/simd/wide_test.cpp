@@ -346,6 +346,7 @@ TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
         // u8 leaves read a block of 64 at a time (block_byte_leaf_kernel), beside an i8 one.
         check_fused(mixt::lazy(u8) * f + f2, "u8 * f32 + f32");
         check_fused(mixt::lazy(a8) * f - u8, "i8 * f32 - u8");
+        check_fused(mixt::cast<bf16>(mixt::lazy(u8) * f), "cast<bf16>(u8 * f32)"); // the converting loop: 8 batches
         check_fused(mixt::lazy(h) + h2, "f16 + f16");
         check_fused(mixt::where(mixt::lazy(f) > 0, h, b), "where(f32 > 0, f16, bf16)");
         check_fused(mixt::lazy(f) * 0.5f + u16, "f32 * 0.5 + u16");
@@ -356,8 +357,8 @@ TEST(simd_wide, fused_loop_matches_the_8_lane_kernels_at_every_length) {
     }
 }
 
-// Quarter q of 64 bytes (load_quarter) is the batch load makes of the bytes at 16 q: every byte value of u8 at
-// every position of every quarter.
+// Quarter q of 64 bytes (load_quarter) is the batch load makes of the bytes at 16 q: every byte value of u8 in
+// every quarter, at five positions of the block each.
 template <class T>
 void check_quarters() {
 #if MIXT_SIMD_AVX512VBMI

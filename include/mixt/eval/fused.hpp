@@ -981,7 +981,8 @@ bool hoists_leaves(const std::array<index_t, L>& masks) {
 }
 
 /// The kernel k rebuilt with each of its leaves (leaf_kernel, hoisted_leaf_kernel, const_kernel) replaced by
-/// f(leaf), of the leaf's type: the one walk of a kernel's tree that row_of and moved_to share.
+/// f(leaf), each node of the types its children come back as (row_of keeps every type; moved_to may change a
+/// leaf's): the one walk of a kernel's tree that row_of and moved_to share.
 template <class T, class F>
 auto with_leaves(const leaf_kernel<T>& k, const F& f) {
     return f(k);
@@ -1038,8 +1039,8 @@ inline constexpr bool moves_leaves_v<convert_kernel<S, K>> = moves_leaves_v<K>;
 template <class Fn, class R, class... Ks>
 inline constexpr bool moves_leaves_v<op_kernel<Fn, R, Ks...>> = (moves_leaves_v<Ks> && ...);
 
-#if MIXT_SIMD_AVX512
-/// A leaf of u8 in a moved kernel (moved_to): the 16-lane loops read its batches four at a time from
+#if MIXT_SIMD_AVX512VBMI
+/// A leaf of u8 in a moved kernel (moved_to), on AVX-512 targets with VBMI: the 16-lane loops read its batches four at a time from
 /// one place, so wide_at(i) takes its batch as a quarter of the 64 bytes at p + (i & ~63) (simd::wide::load_quarter):
 /// one 64-byte load for the block's four batches, widened in registers, where a load of each batch's 16 bytes
 /// widened from memory was slower (docs/performance-notes.md, "Byte leaves read a block at a time"). Its
@@ -1058,13 +1059,13 @@ struct block_byte_leaf_kernel : leaf_kernel<T> {
 /// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
 /// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
 /// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations and
-/// literals (kept as they are). On AVX-512 targets a leaf of u8 becomes a block_byte_leaf_kernel.
+/// literals (kept as they are). On AVX-512 targets with VBMI a leaf of u8 becomes a block_byte_leaf_kernel.
 template <class K>
     requires moves_leaves_v<K>
 auto moved_to(const K& k, index_t i) {
     return with_leaves(k, [i]<class L>(const L& leaf) {
         if constexpr (requires { leaf.at_ptr(i); }) {
-#if MIXT_SIMD_AVX512
+#if MIXT_SIMD_AVX512VBMI
             if constexpr (simd::wide::has_quarters_v<std::remove_cvref_t<decltype(*leaf.p)>>)
                 return block_byte_leaf_kernel<std::remove_cvref_t<decltype(*leaf.p)>>{{leaf.at_ptr(i), ~index_t{0}}};
             else

@@ -65,8 +65,8 @@ mixt_add_test(expr.differential
 target_include_directories(test_expr_differential PRIVATE
   "${_diff_dir}" "${PROJECT_SOURCE_DIR}/test")
 # The cost of this test is instantiating ~500 expressions two or three times each. It is compiled without debug
-# info (it would add half) and at -O1 at most (mixt_cap_optimization: GCC takes as long at -O0, Clang twice as
-# long at -O1 as at -O0, so configurations at -O0 keep it); the test runs in well under a second either way. The
+# info (it would add half) and at -O1 at most (mixt_cap_optimization: GCC takes as long at -O0, Clang longer at
+# -O1 than at -O0, so configurations at -O0 keep it); the test runs in well under a second either way. The
 # options are the whole target's, so that its own precompiled headers (mixt.hpp, GoogleTest) are built with them.
 if(CMAKE_CXX_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
   target_compile_options(test_expr_differential PRIVATE -g0)
