@@ -1066,8 +1066,9 @@ auto moved_to(const K& k, index_t i) {
     return with_leaves(k, [i]<class L>(const L& leaf) {
         if constexpr (requires { leaf.at_ptr(i); }) {
 #if MIXT_SIMD_AVX512VBMI
-            if constexpr (simd::wide::has_quarters_v<std::remove_cvref_t<decltype(*leaf.p)>>)
-                return block_byte_leaf_kernel<std::remove_cvref_t<decltype(*leaf.p)>>{{leaf.at_ptr(i), ~index_t{0}}};
+            using T = std::remove_cvref_t<decltype(*leaf.p)>;
+            if constexpr (simd::wide::has_quarters_v<T>)
+                return block_byte_leaf_kernel<T>{{leaf.at_ptr(i), ~index_t{0}}};
             else
 #endif
                 return L{leaf.at_ptr(i), ~index_t{0}};

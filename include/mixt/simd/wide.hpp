@@ -250,9 +250,15 @@ inline constexpr bool has_quarters_v = MIXT_SIMD_AVX512VBMI && std::is_same_v<T,
 template <class T>
     requires has_quarters_v<T>
 batch<T> load_quarter(const T* block, int q) noexcept {
-    alignas(64) std::uint8_t index[64] = {};
-    for (int j = 0; j < 16; ++j) index[4 * j] = static_cast<std::uint8_t>(16 * (q & 3) + j);
-    return {_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(index), _mm512_loadu_si512(block))};
+    // For each quarter, byte 4j of the index is 16 q + j (the other bytes are masked to zero): built at compile time.
+    alignas(64) static constexpr auto indices = [] {
+        std::array<std::array<std::uint8_t, 64>, 4> t{};
+        for (int k = 0; k < 4; ++k)
+            for (int j = 0; j < 16; ++j) t[k][4 * j] = static_cast<std::uint8_t>(16 * k + j);
+        return t;
+    }();
+    return {_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(indices[q & 3].data()),
+                                          _mm512_loadu_si512(block))};
 }
 #endif
 
