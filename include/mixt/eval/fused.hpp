@@ -157,16 +157,19 @@ inline void prefetch_elements(const T* p, index_t i) noexcept {
 // k.half_at(i) is the 32 elements [i, i + 32) as f16 values in f16 arithmetic, where half_kernel<K>
 // (simd/halves.hpp).
 //
-// A leaf's elements are p[i & mask]. The mask is all ones, except for an operand that a strided pass
-// broadcasts along its runs (stride 0, eval/strided.hpp): there p holds broadcast_copies copies of the
-// operand's value and the mask is 0, so that every batch loads those copies, as a literal's batch is its
-// value (without a copy of the value the size of the run). The block loop reads p[i] (its compiler-vectorized
-// loop needs contiguous addresses): a broadcast operand of a block-loop kernel is copied the length of the run.
+// A leaf's element i is p[i] where its mask is all ones, and p[0] where the mask is 0: an operand that a
+// strided pass broadcasts along its runs (stride 0, eval/strided.hpp), whose p then holds broadcast_copies
+// copies of the operand's value, so that every batch loads those copies, as a literal's batch is its value
+// (without a copy of the value the size of the run). The address is p + i * (mask & 1), a product by a value
+// the loop does not change, which the compiler turns into one running offset per leaf; p + (i & mask) took
+// every unrolled iteration a move, an `and` and an address per leaf (docs/performance-notes.md, "Leaf
+// addresses as a product"). The block loop reads p[i] (its compiler-vectorized loop needs contiguous
+// addresses): a broadcast operand of a block-loop kernel is copied the length of the run.
 template <class T>
 struct leaf_kernel {
     const T* p;
-    index_t mask = ~index_t{0};
-    const T* at_ptr(index_t i) const { return p + (i & mask); }
+    index_t mask = ~index_t{0}; // all ones, or 0 (a broadcast along the run)
+    const T* at_ptr(index_t i) const { return p + i * (mask & 1); }
     simd::batch<T> at(index_t i) const { return simd::load(at_ptr(i)); }
     simd::batch<T> at_partial(index_t i, int n) const { return simd::load_partial(at_ptr(i), n); }
     simd::batch<T> at_store(index_t i) const { return at(i); }
@@ -180,7 +183,7 @@ struct leaf_kernel {
 #endif
     T scalar(index_t i) const { return p[i]; }
     template <index_t Count>
-    void prefetch(index_t i) const { prefetch_elements<Count>(p, i & mask); }
+    void prefetch(index_t i) const { prefetch_elements<Count>(p, i * (mask & 1)); }
 };
 
 /// Whether a leaf of type T is worth converting once where its value is broadcast (hoisted_leaf_kernel): the
@@ -849,6 +852,7 @@ constexpr std::size_t args_before() {
 // The kernel of type K whose run-time values are elements I, I + 1, ... of the tuple t.
 template <std::size_t I, class T, class Tuple>
 leaf_kernel<T> kernel_from(std::type_identity<leaf_kernel<T>>, const Tuple& t) {
+    eigen_assert(std::get<I + 1>(t) == 0 || std::get<I + 1>(t) == ~index_t{0}); // (at_ptr reads its last bit)
     return {std::get<I>(t), std::get<I + 1>(t)};
 }
 template <std::size_t I, class T, class Tuple>
@@ -1056,9 +1060,8 @@ struct block_byte_leaf_kernel : leaf_kernel<T> {
 #endif
 
 /// The kernel k moved to element i, for the loads of an unrolled iteration of run_range_of: its leaves at
-/// p + (i & mask) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
-/// the broadcast_copies copies at p). The iteration then takes one `and` per leaf, not one per load, and its
-/// loads' offsets are constants. Only for the kernels moves_leaves_v takes: leaves, conversions, operations and
+/// at_ptr(i) with their masks all ones, so that element i + j is read at j (for a leaf with mask 0, j within
+/// the broadcast_copies copies at p). The iteration's loads then take constant offsets from one address per leaf. Only for the kernels moves_leaves_v takes: leaves, conversions, operations and
 /// literals (kept as they are). On AVX-512 targets with VBMI a leaf of u8 becomes a block_byte_leaf_kernel.
 template <class K>
     requires moves_leaves_v<K>

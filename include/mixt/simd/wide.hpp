@@ -257,8 +257,13 @@ batch<T> load_quarter(const T* block, int q) noexcept {
             for (int j = 0; j < 16; ++j) t[k][4 * j] = static_cast<std::uint8_t>(16 * k + j);
         return t;
     }();
-    return {_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(indices[q & 3].data()),
-                                          _mm512_loadu_si512(block))};
+    __m512i bytes = _mm512_loadu_si512(block);
+#if defined(__GNUC__) && !defined(__CUDACC__)
+    // The block stays one load: without this, GCC may fold it into each of the four permutes, four loads of the
+    // same 64 bytes (an empty asm is not volatile: the four calls' loads are still one).
+    asm("" : "+v"(bytes));
+#endif
+    return {_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(indices[q & 3].data()), bytes)};
 }
 #endif
 
