@@ -71,6 +71,26 @@ struct e10 {
         hand_loop(n - i, r + i, a + i, b + i);
         if (stream) _mm_sfence();
     }
+#elif MIXT_SIMD_AVX2 && MIXT_SIMD_F16C && defined(EIGEN_VECTORIZE_AVX)
+    // The same floor for a CPU without AVX-512, 8 at a time in the batches of mixt's AVX2 loop: the f16 widened
+    // (vcvtph2ps), mixt's exp of a half node (simd/ops_avx2.hpp: the same steps in 8 lanes, vscalefps's work
+    // done by an integer shift into the exponent), the bf16 widened, the product, a 32-byte store (streamed
+    // where mixt streams); no plan.
+    static void compute_floor(index_t n, float* r, const f16* a, const bf16* b) {
+        namespace s = mixt::simd;
+        using exp_half = s::detail::vectorized<f16, mixt::detail::exp_fn, f16>;
+        const bool stream = mixt::detail::use_streaming(n, 8) && reinterpret_cast<std::uintptr_t>(r) % 32 == 0;
+        index_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            const __m256 v = _mm256_mul_ps(exp_half::apply<true>(mixt::detail::exp_fn{}, s::load(a + i)).v, s::load(b + i).v);
+            if (stream)
+                _mm256_stream_ps(r + i, v);
+            else
+                _mm256_storeu_ps(r + i, v);
+        }
+        hand_loop(n - i, r + i, a + i, b + i);
+        if (stream) _mm_sfence();
+    }
 #endif
     static void eigen_unfused(temps& t, vec<float>& r, const vec<f16>& a, const vec<bf16>& b) {
         t.exp_a = a.exp();

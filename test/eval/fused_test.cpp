@@ -122,6 +122,33 @@ TEST(fused, every_size_matches_the_per_element_definition) {
     }
 }
 
+// bf16 results of f32 values at every size past a few unrolled iterations (with AVX2, the unrolled batches stored in
+// pairs, simd::store_pair; with AVX512-BF16, the CPU's conversion and its subnormal lanes redone), bit for bit
+// mixt::convert's: ties both ways, subnormals, infinities, and NaNs whose low 16 bits a rounding bias would carry
+// into the high half (signaling ones among them: their quiet bit set, never rounded into an infinity).
+TEST(fused, bf16_results_match_the_per_element_definition) {
+    const std::uint32_t specials[] = {0x7f800001u, 0xff800001u, 0x7fc0ffffu, 0xffbfffffu, 0x7f80ffffu, 0x7fffffffu,
+                                      0x00000001u, 0x80007fffu, 0x00008000u, 0x00018000u, 0x3f808000u, 0x3f818000u,
+                                      0x7f7fffffu, 0xff7f8000u, 0x7f800000u, 0x80000000u};
+    std::mt19937 gen(7);
+    std::uniform_int_distribution<std::uint32_t> bits;
+    std::uniform_int_distribution<int> pick(0, 3);
+    for (Eigen::Index n = 0; n <= 4 * d::unroll_v<float> * 8 + 9; ++n) {
+        Eigen::Tensor<float, 1> f(n);
+        for (Eigen::Index i = 0; i < n; ++i)
+            f(i) = std::bit_cast<float>(pick(gen) == 0 ? specials[static_cast<std::size_t>(i) % std::size(specials)] : bits(gen));
+        const Eigen::Tensor<Eigen::bfloat16, 1> r = mixt::eval(mixt::cast<Eigen::bfloat16>(f));
+        const Eigen::Tensor<Eigen::bfloat16, 1> sum = mixt::eval(mixt::cast<Eigen::bfloat16>(mixt::lazy(f) + f));
+        for (Eigen::Index i = 0; i < n; ++i) {
+            ASSERT_EQ(std::bit_cast<std::uint16_t>(r(i)), std::bit_cast<std::uint16_t>(mixt::convert<Eigen::bfloat16>(f(i))))
+                << "n=" << n << " i=" << i << " bits " << std::bit_cast<std::uint32_t>(f(i));
+            ASSERT_EQ(std::bit_cast<std::uint16_t>(sum(i)),
+                      std::bit_cast<std::uint16_t>(mixt::convert<Eigen::bfloat16>(d::add_fn{}(f(i), f(i)))))
+                << "n=" << n << " i=" << i << " bits " << std::bit_cast<std::uint32_t>(f(i));
+        }
+    }
+}
+
 // f32 divided by a literal (on AVX-512 CPUs where division_by_reciprocal_pays: by a multiplication, simd/divide.hpp)
 // at every size past a few unrolled iterations, against the division of each element: u8 values (every one) and
 // f32 values with zeros, subnormals, infinities and NaNs among them, by divisors of either sign (each taken by

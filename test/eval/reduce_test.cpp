@@ -1521,6 +1521,40 @@ TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
     check_long_rows_both_ways<double>(44);
 }
 
+#if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512
+// Sums of f32 rows of 1-40 values, 8 rows side by side with their columns transposed in registers (AVX2 without
+// AVX-512: fold_float_rows_transposed, which fold_rows_across takes for rows of 8-32 values on the CPUs that
+// short_rows_transposed names; called here whatever the CPU): each row's sum is its values added in order from +0,
+// as a row at a time adds them, bit for bit (a NaN as a NaN), over signed zeros, infinities, NaNs and values of
+// many magnitudes.
+TEST(reduce_eval, float_rows_transposed_sum_as_a_row_at_a_time) {
+    using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, float>;
+    std::mt19937 g(45);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::uniform_int_distribution<int> e(-30, 30), pick(0, 199);
+    constexpr Eigen::Index rows = 64;
+    for (Eigen::Index n = 1; n <= 40; ++n) {
+        SCOPED_TRACE(n);
+        std::vector<float> x(static_cast<std::size_t>(rows * n));
+        for (float& v : x) {
+            const int k = pick(g);
+            v = k < 10 ? 0.0f : k < 20 ? -0.0f : k == 20 ? std::numeric_limits<float>::infinity()
+                : k == 21 ? -std::numeric_limits<float>::infinity() : k == 22 ? std::numeric_limits<float>::quiet_NaN()
+                : std::ldexp(d(g), e(g));
+        }
+        std::vector<float> out(static_cast<std::size_t>(rows), 1.0f);
+        mixt::detail::fold_float_rows_transposed<sum_op>(x.data(), n, rows, out.data());
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            float want = 0.0f;
+            for (Eigen::Index j = 0; j < n; ++j) want += x[static_cast<std::size_t>(r * n + j)];
+            const float got = out[static_cast<std::size_t>(r)];
+            EXPECT_TRUE((std::isnan(want) && std::isnan(got)) || std::bit_cast<std::uint32_t>(want) == std::bit_cast<std::uint32_t>(got))
+                << r << ": " << got << " against " << want;
+        }
+    }
+}
+#endif
+
 // Rows whose f32 values come from an f16 subtree with an f16 operation (`sum(i8 * f16 scale, axis 1)`,
 // `sum(i8 * f16 * f32, axis 1)`, `sum(f16 - f16 * u8, axis 1)`) are made 32 at a time in f16 arithmetic where the
 // target has AVX512-FP16 (MIXT_SIMD_AVX512FP16: fold_rows_of, wide_pair). Each reduction against the same one of

@@ -1269,7 +1269,12 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
                 const auto r = [&]<int... J>(std::integer_sequence<int, J...>) {
                     return std::array<simd::batch<D>, u>{it.m.at_store(it.o + J * w)...};
                 }(std::make_integer_sequence<int, u>{});
-                for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
+                if constexpr (simd::packs_pairs_v<D> && u % 2 == 0) {
+                    for (int j = 0; j < u; j += 2)
+                        simd::store_pair(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)], r[static_cast<std::size_t>(j + 1)]);
+                } else {
+                    for (int j = 0; j < u; ++j) put(out + (i - begin) + j * w, r[static_cast<std::size_t>(j)]);
+                }
             }
         }
     }

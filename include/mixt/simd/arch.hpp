@@ -54,6 +54,17 @@
 #define MIXT_SIMD_AVX512VBMI 0
 #endif
 
+// MIXT_SIMD_BLEND_BF16 is 1 in AVX2 builds for AMD's Zen 3 (-march=znver3, or -march=native on one: the compilers
+// define __znver3__): the 8-lane f32 -> bf16 rounding then makes a NaN's lane with one variable blend, a single
+// instruction on that CPU (simd/batch.hpp, bf16x8_rounded). Elsewhere the blend is not measured faster (two or
+// three uops on Intel), and the rounding keeps to ands and ors. Per element, so decided by the build's target,
+// not at run time. Define MIXT_SIMD_NO_BLEND_BF16 to keep to the ands and ors.
+#if MIXT_SIMD_AVX2 && defined(__znver3__) && !defined(MIXT_SIMD_NO_BLEND_BF16)
+#define MIXT_SIMD_BLEND_BF16 1
+#else
+#define MIXT_SIMD_BLEND_BF16 0
+#endif
+
 // MIXT_SIMD_AVX512FP16 is 1 where the 16-lane batches are on and the target has AVX512-FP16: the f16 products of a
 // reduction's rows are then made 32 at a time in f16 arithmetic (mixt/simd/halves.hpp), the same bits as through f32;
 // not in code nvcc compiles. Define MIXT_SIMD_NO_AVX512FP16 to keep to f32 lanes.
@@ -153,6 +164,26 @@ MIXT_COLD inline bool cpu_is_amd() noexcept {
 inline bool running_on_amd() noexcept {
     static const bool amd = cpu_is_amd();
     return amd;
+}
+
+/// The CPUID family of the CPU running the program where it is an AMD one (0x17: Zen and Zen 2, 0x19: Zen 3 and
+/// Zen 4, 0x1a: Zen 5), else 0. Cold, as cpu_is_amd.
+MIXT_COLD inline unsigned cpu_amd_family() noexcept {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!running_on_amd() || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return 0;
+    const unsigned base = (eax >> 8) & 0xf;
+    return base == 0xf ? base + ((eax >> 20) & 0xff) : base;
+#else
+    return 0;
+#endif
+}
+
+/// cpu_amd_family, asked once per program: what the rules measured on one AMD family only (short_rows_transposed,
+/// eval/reduce_rows.hpp) are decided from.
+inline unsigned running_amd_family() noexcept {
+    static const unsigned family = cpu_amd_family();
+    return family;
 }
 
 } // namespace mixt::simd

@@ -210,12 +210,20 @@ inline __m256i bf16x8_rounding_sum(__m256i b) noexcept { return _mm256_add_epi32
 
 // f32 -> bf16 rounded to nearest even in the high halves of the lanes, the low halves not cleared: a number's
 // lane is b plus its rounding bias, a NaN's lane b with its quiet bit set. The NaN test clears the bias (an and)
-// and makes the quiet bit (an and, an or): one uop fewer than a blend of the two sums, and no variable blend.
+// and makes the quiet bit (an and, an or): one uop fewer than a blend of the two sums where a variable blend is
+// two or three uops (Intel). Where it is one (AMD's Zen), the blend of the two is one instruction fewer, and
+// faster where measured: builds for Zen 3 (MIXT_SIMD_BLEND_BF16, simd/arch.hpp).
 inline __m256i bf16x8_rounded(__m256 f) noexcept {
     const __m256i b = _mm256_castps_si256(f);
+#if MIXT_SIMD_BLEND_BF16
+    const __m256 nan = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(bf16x8_rounding_sum(b)),
+                                                _mm256_castsi256_ps(_mm256_or_si256(b, _mm256_set1_epi32(0x00400000))), nan));
+#else
     const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
     return _mm256_or_si256(_mm256_add_epi32(b, _mm256_andnot_si256(nan, bf16x8_rounding_bias(b))),
                            _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000)));
+#endif
 }
 
 // f32 -> bf16 rounded to nearest even, returned as f32 bits whose low 16 bits are zero.
@@ -447,6 +455,26 @@ void stream_store(T* p, const batch<T>& b) noexcept {
     }
 }
 
+/// Whether store_pair packs its two batches into one 32-byte store (else it is two store calls): bf16 results
+/// rounded in integer arithmetic, whose rounded high halves two batches make one register of by a shift each, a
+/// pack and a lane permute, where two stores of 16 bytes take a byte shuffle and a lane permute each
+/// (docs/performance-notes.md, "bf16 results in pairs").
+template <class T>
+inline constexpr bool packs_pairs_v = std::is_same_v<T, Eigen::bfloat16> && !MIXT_SIMD_AVX512BF16;
+
+/// store(p, a) then store(p + 8, b), as one 32-byte store where packs_pairs_v<T>.
+template <class T>
+void store_pair(T* p, const batch<T>& a, const batch<T>& b) noexcept {
+    if constexpr (packs_pairs_v<T>) {
+        const __m256i words = _mm256_packus_epi32(_mm256_srli_epi32(detail::bf16x8_rounded(a.v), 16),
+                                                  _mm256_srli_epi32(detail::bf16x8_rounded(b.v), 16));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0)));
+    } else {
+        store(p, a);
+        store(p + lanes, b);
+    }
+}
+
 /// stream_store(p, a) then stream_store(p + 8, b), where 2-byte elements (f16, bf16, 16-bit integers) go out as
 /// one 32-byte store rather than two of 16, as the report's traffic floor writes them (docs/performance-notes.md).
 /// p must be aligned to stream_pair_alignment<T>.
@@ -604,6 +632,15 @@ batch<T> load(const T* p) noexcept {
 template <class T>
 void store(T* p, const batch<T>& b) noexcept {
     for (int i = 0; i < lanes; ++i) p[i] = b.v[i];
+}
+
+template <class T>
+inline constexpr bool packs_pairs_v = false;
+
+template <class T>
+void store_pair(T* p, const batch<T>& a, const batch<T>& b) noexcept {
+    store(p, a);
+    store(p + lanes, b);
 }
 
 // Portable batches have no streaming stores: the fused loop streams through a buffer instead.
