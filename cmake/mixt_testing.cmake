@@ -52,8 +52,10 @@ function(_mixt_pch_target name)
   mixt_setup_target(${name})
 endfunction()
 
-# The compile definitions of every test target (mixt_add_test), as one list for the PCH target too.
-set(_mixt_test_definitions MIXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data")
+# The compile definitions of every test target (mixt_add_test), as one list for the PCH target too. The tests take
+# the AVX2 loop on 16-bit words in every AVX2 build without AVX-512 (MIXT_SIMD_AVX2_WORDS, simd/arch.hpp), not only in
+# builds for the CPU family that chooses it, so that every CI machine runs it.
+set(_mixt_test_definitions MIXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data" MIXT_SIMD_AVX2_WORDS=1)
 # (MIXT_ONE_PASS_VARIANT: the top-level CMakeLists.txt, for the test build's benchmark suite too.)
 
 function(mixt_add_test name)

@@ -72,6 +72,10 @@ TEST(fused, which_kernels_take_the_block_loop) {
     static_assert(!d::use_block_loop_v<float, KI8F>);
     static_assert(!d::use_block_loop_v<i64, KI64>);
     static_assert(d::use_block_loop_v<i8, kernel_t<decltype(mixt::lazy(std::declval<const T8&>()))>>);
+    // Of those, the u16 and i16 results whose every node has a version on 16-bit lanes take the loop on words where
+    // the target has them: AVX-512, and AVX2 with MIXT_SIMD_AVX2_WORDS (every test build with AVX2).
+    static_assert(d::word_loop_v<i16, KU8I8> == (mixt::simd::avx512 || MIXT_SIMD_AVX2_WORDS != 0));
+    static_assert(!d::word_loop_v<i8, kernel_t<decltype(mixt::lazy(std::declval<const T8&>()))>>);
     SUCCEED();
 }
 

@@ -176,7 +176,9 @@ struct leaf_kernel {
 #if MIXT_SIMD_AVX512
     auto wide_at(index_t i) const { return simd::wide::load(at_ptr(i)); }
     auto wide_at_store(index_t i) const { return wide_at(i); }
-    __m512i word_at(index_t i) const { return simd::wide::load_words(at_ptr(i)); }
+#endif
+#if MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS
+    simd::wide::words word_at(index_t i) const { return simd::wide::load_words(at_ptr(i)); }
 #endif
 #if MIXT_SIMD_AVX512FP16
     __m512h half_at(index_t i) const { return simd::wide::load_halves(at_ptr(i)); }
@@ -287,7 +289,9 @@ struct const_kernel {
 #if MIXT_SIMD_AVX512
     auto wide_at(index_t) const { return simd::wide::broadcast(s); } // hoisted out of the loop
     auto wide_at_store(index_t i) const { return wide_at(i); }
-    __m512i word_at(index_t) const { return simd::wide::broadcast_words(s); }
+#endif
+#if MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS
+    simd::wide::words word_at(index_t) const { return simd::wide::broadcast_words(s); }
 #endif
 #if MIXT_SIMD_AVX512FP16
     __m512h half_at(index_t) const { return simd::wide::broadcast_halves(s); }
@@ -306,7 +310,9 @@ struct convert_kernel {
 #if MIXT_SIMD_AVX512
     auto wide_at(index_t i) const { return simd::wide::convert<S>(k.wide_at(i)); }
     auto wide_at_store(index_t i) const { return simd::wide::convert_unrounded<S>(k.wide_at(i)); }
-    __m512i word_at(index_t i) const { return k.word_at(i); } // the same bits (simd::wide::word_convertible_v)
+#endif
+#if MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS
+    simd::wide::words word_at(index_t i) const { return k.word_at(i); } // the same bits (simd::wide::word_convertible_v)
 #endif
 #if MIXT_SIMD_AVX512FP16
     __m512h half_at(index_t i) const { return k.half_at(i); } // already f16 values (half_kernel: exact)
@@ -386,7 +392,9 @@ struct op_kernel {
             return std::apply(
                 [&](const auto&... k) { return simd::wide::apply_unrounded<R>(Fn{}, wide_operand<Fn>(k, i)...); }, ks);
     }
-    __m512i word_at(index_t i) const {
+#endif
+#if MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS
+    simd::wide::words word_at(index_t i) const {
         return std::apply([&](const auto&... k) { return simd::wide::apply_words(Fn{}, k.word_at(i)...); }, ks);
     }
 #endif
@@ -697,7 +705,8 @@ auto wide_pair_operand(const K& k, index_t i) {
 /// (docs/performance-notes.md).
 template <class D, class K>
 inline constexpr bool word_loop_v =
-    simd::avx512 && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) && word_kernel<K>::value;
+    (simd::avx512 || MIXT_SIMD_AVX2_WORDS) && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) &&
+    word_kernel<K>::value;
 
 /// Whether run_range<Prefetch, Stream> runs the block loop.
 template <bool Stream, class D, class K>
@@ -1134,8 +1143,8 @@ template <prefetch_kind Prefetch, bool Stream, class D, class K, class... Args>
 MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args) {
     static_assert(!(Stream && block_loop_v<Stream, D, K>), "mixt: the block loop has no streaming stores");
     static_assert(broadcast_copies >= unroll_v<D> * simd::lanes, "mixt: an iteration reads within the copies");
-#if MIXT_SIMD_AVX512
     static_assert(broadcast_copies >= wide_unroll * simd::wide::word_lanes, "mixt: an iteration reads within the copies");
+#if MIXT_SIMD_AVX512
     static_assert(wide_unroll * simd::wide::lanes % 64 == 0, "mixt: a 16-lane iteration reads whole blocks of 64 (block_byte_leaf_kernel)");
 #endif
     const K k = kernel_from_args<K>(args...);
@@ -1197,12 +1206,14 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             }
         }
     }
+#endif
+#if MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS
     if constexpr (word_loop_v<D, K>) {
-        // 32 elements per register, u registers per iteration, then one at a time; the 8-lane loop below
-        // does the last 31 at most.
+        // 32 elements per register (16 in AVX2's, MIXT_SIMD_AVX2_WORDS), u registers per iteration, then one at a
+        // time; the 8-lane loop below does the last 31 (15) at most.
         constexpr index_t ww = simd::wide::word_lanes;
         constexpr int u = wide_unroll;
-        const auto put_words = [](D* p, __m512i v) {
+        const auto put_words = [](D* p, simd::wide::words v) {
             if constexpr (Stream)
                 simd::wide::stream_store_words(p, v);
             else
@@ -1213,7 +1224,7 @@ MIXT_FLATTEN void run_range_of(D* out, index_t begin, index_t end, Args... args)
             if constexpr (prefetch_stores) prefetch_for_stores<u * ww * sizeof(D)>(out + (i - begin));
             const auto it = iteration_at(k, i);
             [&]<int... J>(std::integer_sequence<int, J...>) {
-                const __m512i r[] = {it.m.word_at(it.o + J * ww)...};
+                const simd::wide::words r[] = {it.m.word_at(it.o + J * ww)...};
                 (put_words(out + (i - begin) + J * ww, r[J]), ...);
             }(std::make_integer_sequence<int, u>{});
         }

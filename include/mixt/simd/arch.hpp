@@ -65,6 +65,23 @@
 #define MIXT_SIMD_BLEND_BF16 0
 #endif
 
+// MIXT_SIMD_AVX2_WORDS is 1 in AVX2 builds without AVX-512 for AMD's Zen 3 (the compilers' __znver3__): the fused
+// loop then runs u16 and i16 results whose every node has a version on 16-bit lanes (`u8 + i8`) 16 lanes of 16 bits
+// at a time (simd::wide's words in AVX2 registers, simd/wide.hpp), each byte leaf widened straight from memory, as
+// AVX-512 builds do at 32 lanes; elsewhere they take the compiler's vectorization of the block loop (not measured
+// slower there). Define MIXT_SIMD_NO_AVX2_WORDS to keep to the block loop, or MIXT_SIMD_AVX2_WORDS=1 to take the
+// words in any AVX2 build without AVX-512 (the tests do, so that every CI machine runs them).
+#if !defined(MIXT_SIMD_AVX2_WORDS)
+#if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && defined(__znver3__) && !defined(__CUDACC__) && !defined(MIXT_SIMD_NO_AVX2_WORDS)
+#define MIXT_SIMD_AVX2_WORDS 1
+#else
+#define MIXT_SIMD_AVX2_WORDS 0
+#endif
+#elif MIXT_SIMD_AVX2_WORDS && (!MIXT_SIMD_AVX2 || MIXT_SIMD_AVX512 || defined(__CUDACC__))
+#undef MIXT_SIMD_AVX2_WORDS
+#define MIXT_SIMD_AVX2_WORDS 0
+#endif
+
 // MIXT_SIMD_AVX512FP16 is 1 where the 16-lane batches are on and the target has AVX512-FP16: the f16 products of a
 // reduction's rows are then made 32 at a time in f16 arithmetic (mixt/simd/halves.hpp), the same bits as through f32;
 // not in code nvcc compiles. Define MIXT_SIMD_NO_AVX512FP16 to keep to f32 lanes.

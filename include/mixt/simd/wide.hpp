@@ -709,8 +709,9 @@ inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_s
                                      std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>;
 } // namespace detail
 
-/// The number of elements in a batch of words.
+/// The number of elements in a batch of words, and its register.
 inline constexpr int word_lanes = 32;
+using words = __m512i;
 
 /// Whether load_words(const T*) exists: u8, i8, u16, i16.
 template <class T>
@@ -1129,6 +1130,78 @@ template <class To, class From>
 inline constexpr bool convertible_v = false;
 template <class R, class Fn, class... Ts>
 inline constexpr bool supported_v = false;
+#if MIXT_SIMD_AVX2_WORDS
+// The words of AVX2 builds without AVX-512 (MIXT_SIMD_AVX2_WORDS): the same operations as the 32-lane ones above, on
+// 16 lanes of 16 bits in one AVX2 register, so the same bits.
+namespace detail {
+namespace fn = ::mixt::detail;
+template <class T>
+inline constexpr bool is_word_lane_v = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
+                                       std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+template <class T>
+inline constexpr bool is_word_v = std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+template <class Fn>
+inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
+                                     std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
+                                     std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>;
+} // namespace detail
+
+inline constexpr int word_lanes = 16;
+using words = __m256i;
+template <class T>
+inline constexpr bool has_words_v = detail::is_word_lane_v<T>;
+template <class To, class From>
+inline constexpr bool word_convertible_v = detail::is_word_v<To> && detail::is_word_lane_v<From>;
+template <class R, class Fn, class... Ts>
+inline constexpr bool word_supported_v = false;
+template <class R, class Fn>
+inline constexpr bool word_supported_v<R, Fn, R, R> = detail::is_word_v<R> && detail::is_word_op_v<Fn>;
+
+/// Loads 16 contiguous elements, each into a 16-bit lane (no alignment needed): bytes widened from memory.
+template <class T>
+    requires has_words_v<T>
+__m256i load_words(const T* p) noexcept {
+    if constexpr (std::is_same_v<T, std::uint8_t>)
+        return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    else
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+/// All 16 lanes equal to x.
+template <class T>
+    requires has_words_v<T>
+__m256i broadcast_words(T x) noexcept {
+    return _mm256_set1_epi16(static_cast<short>(x));
+}
+
+/// fn on every lane (see word_supported_v).
+template <class Fn>
+    requires detail::is_word_op_v<Fn>
+__m256i apply_words(const Fn&, __m256i a, __m256i b) noexcept {
+    if constexpr (std::is_same_v<Fn, detail::fn::add_fn>) return _mm256_add_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::sub_fn>) return _mm256_sub_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::mul_fn>) return _mm256_mullo_epi16(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::bit_and_fn>) return _mm256_and_si256(a, b);
+    else if constexpr (std::is_same_v<Fn, detail::fn::bit_or_fn>) return _mm256_or_si256(a, b);
+    else return _mm256_xor_si256(a, b);
+}
+
+/// Stores 16 elements of u16 or i16 (no alignment needed).
+template <class T>
+    requires detail::is_word_v<T>
+void store_words(T* p, __m256i v) noexcept {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+}
+
+/// store_words with a streaming (non-temporal) store: p must be aligned to 32 bytes.
+template <class T>
+    requires detail::is_word_v<T>
+void stream_store_words(T* p, __m256i v) noexcept {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+}
+#else
 inline constexpr int word_lanes = 32;
 template <class T>
 inline constexpr bool has_words_v = false;
@@ -1136,6 +1209,7 @@ template <class To, class From>
 inline constexpr bool word_convertible_v = false;
 template <class R, class Fn, class... Ts>
 inline constexpr bool word_supported_v = false;
+#endif
 
 #endif // MIXT_SIMD_AVX512
 
