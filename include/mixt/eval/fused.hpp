@@ -700,9 +700,9 @@ auto wide_pair_operand(const K& k, index_t i) {
 }
 #endif
 
-/// Whether run_range runs the loop on words (AVX-512 targets): for u16 and i16 results whose every node has a
-/// version there (`u8 + i8`): the loop the compiler makes of the block loop is bound by its widening shuffles
-/// (docs/performance-notes.md).
+/// Whether run_range runs the loop on words (AVX-512 targets, and AVX2 ones where MIXT_SIMD_AVX2_WORDS): for u16 and
+/// i16 results whose every node has a version there (`u8 + i8`): the loop the compiler makes of the block loop is
+/// bound by its widening shuffles (docs/performance-notes.md).
 template <class D, class K>
 inline constexpr bool word_loop_v =
     (simd::avx512 || MIXT_SIMD_AVX2_WORDS) && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) &&
