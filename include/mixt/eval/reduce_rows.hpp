@@ -141,10 +141,10 @@ inline constexpr bool folds_rows_one_at_a_time_v =
 
 /// Whether fold_rows_across sums rows of floats 8 side by side, their columns turned into vectors by transposes
 /// in registers (fold_float_rows_transposed), where the target has AVX2 and not AVX-512 and the rows hold
-/// short_rows_transposed_min to lane_group values: on AMD's family 19h (Zen 3), where sums along rows of 8-32
-/// values measured 1.1-1.5x faster so than a row at a time (each row one chain of dependent adds); not on Zen 2,
-/// where the same transposes were no faster, nor elsewhere, where they were not measured (docs/performance-notes.md,
-/// "Short rows without AVX-512" and "Float rows transposed with AVX2"). Decided once per program from the CPU's
+/// short_rows_transposed_min to lane_group values: on AMD's family 19h (Zen 3), where they measured faster than a
+/// row at a time (each row one chain of dependent adds); not on Zen 2, where they were not, nor elsewhere, where they
+/// were not measured (the figures: docs/performance-notes.md, "Short rows without AVX-512" and "Float rows
+/// transposed with AVX2"). Decided once per program from the CPU's
 /// family (simd::running_amd_family); MIXT_TRANSPOSE_SHORT_ROWS=0 or 1 decides it at compile time instead.
 inline bool short_rows_transposed() noexcept {
 #if defined(MIXT_TRANSPOSE_SHORT_ROWS)

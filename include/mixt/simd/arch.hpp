@@ -56,8 +56,8 @@
 
 // MIXT_SIMD_BLEND_BF16 is 1 in AVX2 builds for AMD's Zen 3 (-march=znver3, or -march=native on one: the compilers
 // define __znver3__): the 8-lane f32 -> bf16 rounding then makes a NaN's lane with one variable blend, a single
-// instruction on that CPU (simd/batch.hpp, bf16x8_rounded). Elsewhere the blend is not measured faster (two or
-// three uops on Intel), and the rounding keeps to ands and ors. Per element, so decided by the build's target,
+// instruction on that CPU (simd/batch.hpp, bf16x8_rounded; measured: docs/performance-notes.md, "bf16 results in
+// pairs"). Elsewhere a variable blend is several uops (Intel) or not measured, and the rounding keeps to ands and ors. Per element, so decided by the build's target,
 // not at run time. Define MIXT_SIMD_NO_BLEND_BF16 to keep to the ands and ors.
 #if MIXT_SIMD_AVX2 && defined(__znver3__) && !defined(MIXT_SIMD_NO_BLEND_BF16)
 #define MIXT_SIMD_BLEND_BF16 1
@@ -68,8 +68,8 @@
 // MIXT_SIMD_AVX2_WORDS is 1 in AVX2 builds without AVX-512 for AMD's Zen 3 (the compilers' __znver3__): the fused
 // loop then runs u16 and i16 results whose every node has a version on 16-bit lanes (`u8 + i8`) 16 lanes of 16 bits
 // at a time (simd::wide's words in AVX2 registers, simd/wide.hpp), each byte leaf widened straight from memory, as
-// AVX-512 builds do at 32 lanes; elsewhere they take the compiler's vectorization of the block loop (not measured
-// slower there). Define MIXT_SIMD_NO_AVX2_WORDS to keep to the block loop, or MIXT_SIMD_AVX2_WORDS=1 to take the
+// AVX-512 builds do at 32 lanes (measured: docs/performance-notes.md, "A CPU of family 19h without AVX-512");
+// elsewhere, where it is not measured, they take the compiler's vectorization of the block loop. Define MIXT_SIMD_NO_AVX2_WORDS to keep to the block loop, or MIXT_SIMD_AVX2_WORDS=1 to take the
 // words in any AVX2 build without AVX-512 (the tests do, so that every CI machine runs them).
 #if !defined(MIXT_SIMD_AVX2_WORDS)
 #if MIXT_SIMD_AVX2 && !MIXT_SIMD_AVX512 && defined(__znver3__) && !defined(__CUDACC__) && !defined(MIXT_SIMD_NO_AVX2_WORDS)

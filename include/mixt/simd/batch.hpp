@@ -211,8 +211,8 @@ inline __m256i bf16x8_rounding_sum(__m256i b) noexcept { return _mm256_add_epi32
 // f32 -> bf16 rounded to nearest even in the high halves of the lanes, the low halves not cleared: a number's
 // lane is b plus its rounding bias, a NaN's lane b with its quiet bit set. The NaN test clears the bias (an and)
 // and makes the quiet bit (an and, an or): one uop fewer than a blend of the two sums where a variable blend is
-// two or three uops (Intel). Where it is one (AMD's Zen), the blend of the two is one instruction fewer, and
-// faster where measured: builds for Zen 3 (MIXT_SIMD_BLEND_BF16, simd/arch.hpp).
+// several uops (Intel). Where it is one (AMD's Zen), the blend of the two is one instruction fewer: taken in builds
+// for Zen 3, where it was measured (MIXT_SIMD_BLEND_BF16, simd/arch.hpp).
 inline __m256i bf16x8_rounded(__m256 f) noexcept {
     const __m256i b = _mm256_castps_si256(f);
 #if MIXT_SIMD_BLEND_BF16
