@@ -51,42 +51,31 @@ struct e10 {
     static void eigen_cast(vec<float>& r, const vec<f16>& a, const vec<bf16>& b) {
         r = a.exp().cast<float>() * b.cast<float>();
     }
-#if MIXT_SIMD_AVX512 && defined(EIGEN_VECTORIZE_AVX)
-    // Only the work (issue 43's compute floor), 16 at a time: the f16 widened (vcvtph2ps), mixt's exp of a half
-    // node (simd/wide.hpp: clamp, vrndscaleps, the polynomial's 7 FMAs and 2 for the reduction, vscalefps, the
-    // rounding to f16 and back with its test for lanes near a rounding boundary), the bf16 widened, the product,
-    // a 64-byte store (streamed where mixt streams); no plan.
+#if (MIXT_SIMD_AVX512 || (MIXT_SIMD_AVX2 && MIXT_SIMD_F16C)) && defined(EIGEN_VECTORIZE_AVX)
+    // Only the work (issue 43's compute floor), in the batches of mixt's loop (16 lanes with AVX-512, else 8): the
+    // f16 widened (vcvtph2ps), mixt's exp of a half node (simd/wide.hpp: clamp, vrndscaleps, the polynomial's 7 FMAs
+    // and 2 for the reduction, vscalefps, the rounding to f16 and back with its test for lanes near a rounding
+    // boundary; simd/ops_avx2.hpp: the same steps, vscalefps's work done by a shift into the exponent), the bf16
+    // widened, the product, a store (streamed where mixt streams); no plan.
     static void compute_floor(index_t n, float* r, const f16* a, const bf16* b) {
-        namespace w = mixt::simd::wide;
-        using exp_half = w::detail::vectorized<f16, mixt::detail::exp_fn, f16>;
-        const bool stream = mixt::detail::use_streaming(n, 8) && reinterpret_cast<std::uintptr_t>(r) % 64 == 0;
-        index_t i = 0;
-        for (; i + 16 <= n; i += 16) {
-            const __m512 v = _mm512_mul_ps(exp_half::apply<true>(w::load(a + i)).v, w::load(b + i).v);
-            if (stream)
-                _mm512_stream_ps(r + i, v);
-            else
-                _mm512_storeu_ps(r + i, v);
-        }
-        hand_loop(n - i, r + i, a + i, b + i);
-        if (stream) _mm_sfence();
-    }
-#elif MIXT_SIMD_AVX2 && MIXT_SIMD_F16C && defined(EIGEN_VECTORIZE_AVX)
-    // The same floor for a CPU without AVX-512, 8 at a time in the batches of mixt's AVX2 loop: the f16 widened
-    // (vcvtph2ps), mixt's exp of a half node (simd/ops_avx2.hpp: the same steps in 8 lanes, vscalefps's work
-    // done by an integer shift into the exponent), the bf16 widened, the product, a 32-byte store (streamed
-    // where mixt streams); no plan.
-    static void compute_floor(index_t n, float* r, const f16* a, const bf16* b) {
+#if MIXT_SIMD_AVX512
+        namespace s = mixt::simd::wide;
+        const auto exp_of = [](const auto& x) { return s::detail::vectorized<f16, mixt::detail::exp_fn, f16>::apply<true>(x); };
+#else
         namespace s = mixt::simd;
-        using exp_half = s::detail::vectorized<f16, mixt::detail::exp_fn, f16>;
-        const bool stream = mixt::detail::use_streaming(n, 8) && reinterpret_cast<std::uintptr_t>(r) % 32 == 0;
+        const auto exp_of = [](const auto& x) {
+            return s::detail::vectorized<f16, mixt::detail::exp_fn, f16>::apply<true>(mixt::detail::exp_fn{}, x);
+        };
+#endif
+        constexpr index_t width = s::lanes;
+        const bool stream = mixt::detail::use_streaming(n, 8) && reinterpret_cast<std::uintptr_t>(r) % (4 * width) == 0;
         index_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            const __m256 v = _mm256_mul_ps(exp_half::apply<true>(mixt::detail::exp_fn{}, s::load(a + i)).v, s::load(b + i).v);
+        for (; i + width <= n; i += width) {
+            const s::batch<float> v{exp_of(s::load(a + i)).v * s::load(b + i).v};
             if (stream)
-                _mm256_stream_ps(r + i, v);
+                s::stream_store(r + i, v);
             else
-                _mm256_storeu_ps(r + i, v);
+                s::store(r + i, v);
         }
         hand_loop(n - i, r + i, a + i, b + i);
         if (stream) _mm_sfence();

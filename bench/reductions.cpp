@@ -95,11 +95,11 @@ struct r2 {
     };
 };
 
-#if MIXT_SIMD_AVX512
+#if MIXT_SIMD_AVX512 || (MIXT_SIMD_AVX2 && MIXT_SIMD_F16C)
 // The compute floors of R3 and R4 (issue 43): the sum of f16(q[j] * s) (times x[j] where x is given) over a row of
 // n int8 values, in f32, four chains of 16 lanes; the last n % 64 one at a time.
 inline float rounded_product_sum(const i8* q, index_t n, float s, const float* x) {
-#if defined(__AVX512FP16__)
+#if MIXT_SIMD_AVX512 && defined(__AVX512FP16__)
     // Where the target has AVX512-FP16 the product is made in f16 arithmetic, 32 at a time: the i8 widened to i16
     // (vpmovsxbw) and converted to f16 (vcvtw2ph, exact), times the scale in f16 (vmulph: the product rounded to
     // f16 as JAX rounds `i8 * f16`), each half of the 32 products widened to f32 (vcvtph2psx) and added into a
@@ -126,7 +126,7 @@ inline float rounded_product_sum(const i8* q, index_t n, float s, const float* x
         c2 = _mm512_add_ps(c2, c);
         c3 = _mm512_add_ps(c3, d);
     }
-#else
+#elif MIXT_SIMD_AVX512
     const __m512 sv = _mm512_set1_ps(s);
     const auto product = [&](index_t j) {
         const __m512 p = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + j)))), sv);
@@ -141,19 +141,8 @@ inline float rounded_product_sum(const i8* q, index_t n, float s, const float* x
         c2 = _mm512_add_ps(c2, product(j + 32));
         c3 = _mm512_add_ps(c3, product(j + 48));
     }
-#endif
-    float acc = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)));
-    for (; j < n; ++j) {
-        const float r = static_cast<float>(f16(static_cast<float>(q[j]) * s));
-        acc += x ? r * x[j] : r;
-    }
-    return acc;
-}
-#elif MIXT_SIMD_AVX2 && MIXT_SIMD_F16C
-// The same floors for a CPU without AVX-512: four chains of 8 lanes, each product i8 widened (vpmovsxbd) and
-// converted (vcvtdq2ps), times the scale, rounded to f16 and widened back (vcvtps2ph, vcvtph2ps), times x where
-// x is given; the last n % 32 one at a time.
-inline float rounded_product_sum(const i8* q, index_t n, float s, const float* x) {
+#else
+    // Without AVX-512: the same, four chains of 8 lanes (the last n % 32 one at a time).
     const __m256 sv = _mm256_set1_ps(s);
     const auto product = [&](index_t j) {
         const __m256 p = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + j)))), sv);
@@ -173,6 +162,10 @@ inline float rounded_product_sum(const i8* q, index_t n, float s, const float* x
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     h = _mm_add_ss(h, _mm_movehdup_ps(h));
     float acc = _mm_cvtss_f32(h);
+#endif
+#if MIXT_SIMD_AVX512
+    float acc = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)));
+#endif
     for (; j < n; ++j) {
         const float r = static_cast<float>(f16(static_cast<float>(q[j]) * s));
         acc += x ? r * x[j] : r;

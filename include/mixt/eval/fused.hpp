@@ -705,7 +705,7 @@ auto wide_pair_operand(const K& k, index_t i) {
 /// bound by its widening shuffles (docs/performance-notes.md).
 template <class D, class K>
 inline constexpr bool word_loop_v =
-    (simd::avx512 || MIXT_SIMD_AVX2_WORDS) && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) &&
+    simd::wide::has_words && (std::is_same_v<D, std::int16_t> || std::is_same_v<D, std::uint16_t>) &&
     word_kernel<K>::value;
 
 /// Whether run_range<Prefetch, Stream> runs the block loop.

@@ -34,6 +34,34 @@
 
 namespace mixt::simd::wide {
 
+// The words' types and operations, the same with AVX-512 (32 lanes of 16 bits) and with AVX2 where
+// MIXT_SIMD_AVX2_WORDS (16 lanes): every trait false where neither has them.
+inline constexpr bool has_words = MIXT_SIMD_AVX512 || MIXT_SIMD_AVX2_WORDS;
+namespace detail {
+// The integer lane types of up to 16 bits (u8, i8, u16, i16), and of 16 (u16, i16).
+template <class T>
+inline constexpr bool is_word_v = std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
+template <class T>
+inline constexpr bool is_word_lane_v = is_word_v<T> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t>;
+template <class Fn>
+inline constexpr bool is_word_op_v =
+    std::is_same_v<Fn, ::mixt::detail::add_fn> || std::is_same_v<Fn, ::mixt::detail::sub_fn> ||
+    std::is_same_v<Fn, ::mixt::detail::mul_fn> || std::is_same_v<Fn, ::mixt::detail::bit_and_fn> ||
+    std::is_same_v<Fn, ::mixt::detail::bit_or_fn> || std::is_same_v<Fn, ::mixt::detail::bit_xor_fn>;
+} // namespace detail
+
+/// Whether load_words(const T*) exists: u8, i8, u16, i16.
+template <class T>
+inline constexpr bool has_words_v = has_words && detail::is_word_lane_v<T>;
+/// Whether a value of From reaches To in a word lane without a change of bits: To is u16 or i16.
+template <class To, class From>
+inline constexpr bool word_convertible_v = has_words && detail::is_word_v<To> && detail::is_word_lane_v<From>;
+/// Whether apply_words(fn, a, b) computes fn on R for operands of R, R: +, -, *, &, |, ^ on u16 and i16.
+template <class R, class Fn, class... Ts>
+inline constexpr bool word_supported_v = false;
+template <class R, class Fn>
+inline constexpr bool word_supported_v<R, Fn, R, R> = has_words && detail::is_word_v<R> && detail::is_word_op_v<Fn>;
+
 #if MIXT_SIMD_AVX512
 
 // GCC 12's AVX-512 intrinsics pass a self-initialized `_mm512_undefined_*()` register to their builtins, which
@@ -697,33 +725,9 @@ batch<R> apply_unrounded(const Fn&, const batch<Ts>&... xs) noexcept {
 // is widened as it is loaded (VPMOVZXBW/VPMOVSXBW from memory): the compiler's vectorization of the same
 // loop loads 64 bytes and widens each half with a shuffle more.
 
-namespace detail {
-// The integer lane types of up to 16 bits (u8, i8, u16, i16), and of 16 (u16, i16).
-template <class T>
-inline constexpr bool is_word_lane_v = is_int_lane_v<T> && sizeof(T) <= 2;
-template <class T>
-inline constexpr bool is_word_v = is_int_lane_v<T> && sizeof(T) == 2;
-template <class Fn>
-inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
-                                     std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
-                                     std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>;
-} // namespace detail
-
 /// The number of elements in a batch of words, and its register.
 inline constexpr int word_lanes = 32;
 using words = __m512i;
-
-/// Whether load_words(const T*) exists: u8, i8, u16, i16.
-template <class T>
-inline constexpr bool has_words_v = detail::is_word_lane_v<T>;
-/// Whether a value of From reaches To in a word lane without a change of bits: To is u16 or i16.
-template <class To, class From>
-inline constexpr bool word_convertible_v = detail::is_word_v<To> && detail::is_word_lane_v<From>;
-/// Whether apply_words(fn, a, b) computes fn on R for operands of R, R: +, -, *, &, |, ^ on u16 and i16.
-template <class R, class Fn, class... Ts>
-inline constexpr bool word_supported_v = false;
-template <class R, class Fn>
-inline constexpr bool word_supported_v<R, Fn, R, R> = detail::is_word_v<R> && detail::is_word_op_v<Fn>;
 
 /// Loads 32 contiguous elements, each into a 16-bit lane (no alignment needed).
 template <class T>
@@ -1135,27 +1139,10 @@ inline constexpr bool supported_v = false;
 // 16 lanes of 16 bits in one AVX2 register, so the same bits.
 namespace detail {
 namespace fn = ::mixt::detail;
-template <class T>
-inline constexpr bool is_word_lane_v = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
-                                       std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
-template <class T>
-inline constexpr bool is_word_v = std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int16_t>;
-template <class Fn>
-inline constexpr bool is_word_op_v = std::is_same_v<Fn, fn::add_fn> || std::is_same_v<Fn, fn::sub_fn> ||
-                                     std::is_same_v<Fn, fn::mul_fn> || std::is_same_v<Fn, fn::bit_and_fn> ||
-                                     std::is_same_v<Fn, fn::bit_or_fn> || std::is_same_v<Fn, fn::bit_xor_fn>;
 } // namespace detail
 
 inline constexpr int word_lanes = 16;
 using words = __m256i;
-template <class T>
-inline constexpr bool has_words_v = detail::is_word_lane_v<T>;
-template <class To, class From>
-inline constexpr bool word_convertible_v = detail::is_word_v<To> && detail::is_word_lane_v<From>;
-template <class R, class Fn, class... Ts>
-inline constexpr bool word_supported_v = false;
-template <class R, class Fn>
-inline constexpr bool word_supported_v<R, Fn, R, R> = detail::is_word_v<R> && detail::is_word_op_v<Fn>;
 
 /// Loads 16 contiguous elements, each into a 16-bit lane (no alignment needed): bytes widened from memory.
 template <class T>
@@ -1203,12 +1190,6 @@ void stream_store_words(T* p, __m256i v) noexcept {
 }
 #else
 inline constexpr int word_lanes = 32;
-template <class T>
-inline constexpr bool has_words_v = false;
-template <class To, class From>
-inline constexpr bool word_convertible_v = false;
-template <class R, class Fn, class... Ts>
-inline constexpr bool word_supported_v = false;
 #endif
 
 #endif // MIXT_SIMD_AVX512
