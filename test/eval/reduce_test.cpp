@@ -601,6 +601,25 @@ TEST(reduce_eval, float_extremes_with_and_without_nan) {
         expect_same(mixt::eval(mixt::max(mixt::lazy(x) * 1.0f))(), want_max);
         expect_same(mixt::eval(mixt::min(x))(), want_min);
         expect_same(mixt::eval(mixt::min(mixt::lazy(x) * 1.0f))(), want_min);
+        // |x|, and |x| widened to f64: every value's sign bit clear, so the keys are the bits themselves
+        // (sign_clear_kernel); a NaN still wins, a negative one with its sign cleared.
+        std::vector<float> magnitude(stream.size());
+        std::transform(stream.begin(), stream.end(), magnitude.begin(), [](float v) { return std::fabs(v); });
+        const float want_abs_max = model_fold(magnitude, -inf, model_larger<float>),
+                    want_abs_min = model_fold(magnitude, inf, model_smaller<float>);
+        const auto expect_magnitude = [&](double got, float want) {
+            if (want != want)
+                EXPECT_TRUE(std::isnan(got) && !std::signbit(got) &&
+                            (bits(static_cast<float>(got)) == bits(positive_nan) ||
+                             bits(static_cast<float>(got)) == (bits(negative_nan) & 0x7fffffffu)))
+                    << std::hex << bits(static_cast<float>(got));
+            else
+                EXPECT_EQ(bits(static_cast<float>(got)), bits(want));
+        };
+        expect_magnitude(mixt::eval(mixt::max(mixt::abs(mixt::lazy(x))))(), want_abs_max);
+        expect_magnitude(mixt::eval(mixt::min(mixt::abs(mixt::lazy(x) * 1.0f)))(), want_abs_min);
+        expect_magnitude(mixt::eval(mixt::max(mixt::cast<double>(mixt::abs(mixt::lazy(x)))))(), want_abs_max);
+        expect_magnitude(mixt::eval(mixt::min(mixt::cast<double>(mixt::abs(mixt::lazy(x)))))(), want_abs_min);
     }
 }
 

@@ -589,6 +589,19 @@ struct kernel_value<literal_compare_kernel<Fn, LiteralLeft, J, L, K>> {
 template <class K>
 using kernel_value_t = typename kernel_value<K>::type;
 
+/// Whether every value of a kernel has its sign bit clear, NaNs included: |x| of a real float (abs clears the
+/// sign bit, as fabs and the vectors' andnot do), or such a value converted to another float (a conversion keeps
+/// the sign). min/max of floats then take the values' bits as their order keys (simd::fold_vectors).
+template <class K>
+struct sign_clear_kernel : std::false_type {};
+template <class R, class K>
+struct sign_clear_kernel<op_kernel<abs_fn, R, K>> : std::bool_constant<std::is_floating_point_v<R> || is_small_float_v<R>> {};
+template <class S, class K>
+struct sign_clear_kernel<convert_kernel<S, K>>
+    : std::bool_constant<(std::is_floating_point_v<S> || is_small_float_v<S>) &&
+                         (std::is_floating_point_v<kernel_value_t<K>> || is_small_float_v<kernel_value_t<K>>) &&
+                         sign_clear_kernel<K>::value> {};
+
 // Whether every node of a kernel has a 16-lane version (simd/wide.hpp): leaves, literals and nodes of f16,
 // bf16, f32, bool, 8- to 32-bit integers and the narrow dtypes; conversions to f16, bf16, f32 and the narrow
 // floats (from what f32 holds exactly); f32-lane arithmetic, min/max,

@@ -163,7 +163,7 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
         typedef float wvec __attribute__((vector_size(64)));
         constexpr index_t count = 2 * G;
         with_prefetch([&](auto ahead) {
-            fold_vectors<Op, A, count * NB>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
+            fold_vectors<Op, A, count * NB, sign_clear_kernel<Kern>::value>(l, static_cast<const wvec*>(nullptr), [&](auto&& visit) {
                 for (index_t r = 0; r < rows; ++r, i += row) {
                     if constexpr (decltype(ahead)::value)
                         for (int nb = 0; nb < NB; ++nb) k.template prefetch<row>(i + nb * apart + prefetch_distance);
@@ -200,7 +200,7 @@ MIXT_FLATTEN void fold_rows_of(typename Op::lane* __restrict l, index_t i, index
     constexpr index_t per_vec = 32 / sizeof(lane), per_batch = simd::lanes;
     constexpr index_t count = row / per_vec, vecs_per_batch = per_batch / per_vec;
     with_prefetch([&](auto ahead) {
-        fold_vectors<Op, A, count * NB>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) { // each batch's vectors of lanes, in order
+        fold_vectors<Op, A, count * NB, sign_clear_kernel<Kern>::value>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) { // each batch's vectors of lanes, in order
             for (index_t r = 0; r < rows; ++r, i += row) {
                 if constexpr (decltype(ahead)::value)
                     for (int nb = 0; nb < NB; ++nb) k.template prefetch<row>(i + nb * apart + prefetch_distance);
