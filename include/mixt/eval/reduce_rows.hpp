@@ -31,6 +31,7 @@
 #include "mixt/eval/reduce_plan.hpp"
 #include "mixt/eval/reduce_stream.hpp"
 #include "mixt/simd/arch.hpp"
+#include "mixt/simd/columns.hpp"
 #include "mixt/simd/ops.hpp"
 
 namespace mixt::detail {
@@ -179,27 +180,8 @@ MIXT_FLATTEN void fold_float_rows_transposed(const float* __restrict x, index_t 
         __m256 acc = _mm256_setzero_ps();
         for (index_t c0 = 0; c0 < n; c0 += 8) {
             const int cols = static_cast<int>(std::min<index_t>(8, n - c0));
-            __m256 v[8];
-            if (cols == 8) {
-                MIXT_UNROLLED
-                for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(xr + k * n + c0);
-            } else {
-                const __m256i mask = simd::detail::lane_index_mask(cols);
-                MIXT_UNROLLED
-                for (int k = 0; k < 8; ++k) v[k] = _mm256_maskload_ps(xr + k * n + c0, mask);
-            }
-            const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-            const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-            const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
-            const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
-            const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
-            const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
-            const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
-            const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-            const __m256 columns[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
-                                       _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
-                                       _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
-                                       _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+            __m256 columns[8];
+            simd::columns_of_8_rows(xr + c0, n, cols, columns);
             MIXT_UNROLLED
             for (int j = 0; j < 8; ++j)
                 if (j < cols) acc = _mm256_add_ps(acc, columns[j]);
@@ -417,14 +399,9 @@ void fold_extremes_across(const A* __restrict x, index_t n, index_t rows, A* __r
             __m256d acc = identity;
             index_t j = 0;
             for (; j < blocks; j += 4) {
-                const __m256d r0 = _mm256_loadu_pd(p + j), r1 = _mm256_loadu_pd(p + n + j),
-                              r2 = _mm256_loadu_pd(p + 2 * n + j), r3 = _mm256_loadu_pd(p + 3 * n + j);
-                const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-                const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t0, t2, 0x20));
-                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x20));
-                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t0, t2, 0x31));
-                acc = simd::detail::minmax_pd<F>(acc, _mm256_permute2f128_pd(t1, t3, 0x31));
+                __m256d columns[4];
+                simd::columns_of_4_rows(p + j, n, columns);
+                for (const __m256d& c : columns) acc = simd::detail::minmax_pd<F>(acc, c);
             }
             for (; j < n; ++j)
                 acc = simd::detail::minmax_pd<F>(acc, _mm256_set_pd(p[3 * n + j], p[2 * n + j], p[n + j], p[j]));
