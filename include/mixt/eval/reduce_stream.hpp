@@ -476,7 +476,7 @@ struct stream_fold {
 
     void reset_lanes() {
         if (used_lanes() == lane_group) // the usual count, as a constant: no call to memset per stream
-            std::fill_n(lanes, lane_group, Op::identity());
+            simd::fill_lanes<lane_group>(lanes, Op::identity());
         else
             std::fill_n(lanes, used_lanes(), Op::identity());
     }
@@ -637,7 +637,7 @@ struct stream_fold {
         const index_t block = shape.block, columns = shape.columns, m = lane_group / columns;
         for (const index_t end = i + n; i < end; i += NB * block) {
             alignas(64) lane side[NB * lane_group];
-            std::fill_n(side, NB * lane_group, Op::identity());
+            simd::fill_lanes<NB * lane_group>(side, Op::identity());
             fold_rows_of<Op, A, Kern, 1, NB>(side, i, block / lane_group, block, prefetch, args...);
             lane ends[NB][lane_group];
             chains_side_by_side<Op>( // a chain per (block, column)

@@ -6,7 +6,9 @@
 // min/max of floats, kept as integer keys. Op is a reduction's lane arithmetic (eval/reduce_plan.hpp's reduce_op:
 // Op::kind, Op::lane); nothing here depends on the evaluation layer.
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -17,7 +19,7 @@
 #include "mixt/expr/reduce.hpp"
 #include "mixt/simd/arch.hpp"
 
-#if MIXT_SIMD_AVX512 && !defined(__CUDACC__)
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
 #include <immintrin.h>
 #endif
 
@@ -49,6 +51,26 @@ inline void load_lanes(V& v, const void* p) {
     }
 #endif
     std::memcpy(&v, p, sizeof(V));
+}
+
+/// p[0, N) = x, for lanes that a fold loads next: with AVX2, by 32-byte stores of x's vector. A fill of a few
+/// hundred bytes is otherwise a `rep stos` where GCC tunes for AMD CPUs, slow to start, and the fold's loads
+/// of the lanes then wait until its stores are written.
+template <std::size_t N, class T>
+inline void fill_lanes(T* p, T x) {
+#if MIXT_SIMD_AVX2 && !defined(__CUDACC__)
+    if constexpr (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) && N * sizeof(T) % 32 == 0) {
+        typedef T vec __attribute__((vector_size(32)));
+        const vec v = vec{} + x;
+        for (std::size_t i = 0; i < N * sizeof(T) / 32; ++i) {
+            __m256i w;
+            std::memcpy(&w, &v, sizeof(w));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(p) + i, w);
+        }
+        return;
+    }
+#endif
+    std::fill_n(p, N, x);
 }
 
 #ifdef MIXT_LANES_DIAGNOSTICS_PUSHED
