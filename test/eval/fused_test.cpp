@@ -153,6 +153,42 @@ TEST(fused, bf16_results_match_the_per_element_definition) {
     }
 }
 
+// A bf16 leaf widened to f32 as an operand of f32 arithmetic, which quiets a signaling NaN itself (batch_operand
+// then skips the load's quieting), and of maximum, which does not (the load's quieting stays): at every size past
+// a few unrolled iterations, bit for bit against each element's definition, signaling and quiet NaNs of both signs
+// in both operands.
+TEST(fused, widened_bf16_operands_match_the_per_element_definition) {
+    const std::uint16_t specials[] = {0x7f81, 0xff81, 0x7fa5, 0x7fc1, 0xffc0, 0x7f80, 0x0001, 0x8000, 0x3f80};
+    std::mt19937 gen(11);
+    std::uniform_int_distribution<std::uint32_t> bits;
+    std::uniform_int_distribution<int> pick(0, 3);
+    for (Eigen::Index n = 0; n <= 3 * d::unroll_v<float> * 8 + 9; ++n) {
+        Eigen::Tensor<float, 1> a(n);
+        Eigen::Tensor<Eigen::bfloat16, 1> b(n);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const std::uint32_t r = bits(gen);
+            const bool special = pick(gen) == 0;
+            b(i) = std::bit_cast<Eigen::bfloat16>(special ? specials[static_cast<std::size_t>(i) % std::size(specials)]
+                                                          : static_cast<std::uint16_t>(r >> 16));
+            a(i) = std::bit_cast<float>(special && i % 2 == 0 ? 0x7f800001u + (r & 0xffu) : r);
+        }
+        const Eigen::Tensor<float, 1> difference = mixt::eval(mixt::lazy(a) - b);
+        const Eigen::Tensor<float, 1> product = mixt::eval(mixt::lazy(b) * a);
+        const Eigen::Tensor<float, 1> larger = mixt::eval(mixt::maximum(mixt::lazy(a), b));
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const float w = mixt::convert<float>(b(i));
+            const auto u = [](float x) { return std::bit_cast<std::uint32_t>(x); };
+            if (std::isnan(a(i)) && std::isnan(w)) { // which NaN is the compiler's choice (README, "NaN")
+                ASSERT_TRUE(std::isnan(difference(i)) && std::isnan(product(i))) << "n=" << n << " i=" << i;
+            } else {
+                ASSERT_EQ(u(difference(i)), u(d::sub_fn{}(a(i), w))) << "n=" << n << " i=" << i << " b " << u(w);
+                ASSERT_EQ(u(product(i)), u(d::mul_fn{}(w, a(i)))) << "n=" << n << " i=" << i << " b " << u(w);
+            }
+            ASSERT_EQ(u(larger(i)), u(d::maximum_fn{}(a(i), w))) << "n=" << n << " i=" << i << " b " << u(w);
+        }
+    }
+}
+
 // f32 divided by a literal (on AVX-512 CPUs where division_by_reciprocal_pays: by a multiplication, simd/divide.hpp)
 // at every size past a few unrolled iterations, against the division of each element: u8 values (every one) and
 // f32 values with zeros, subnormals, infinities and NaNs among them, by divisors of either sign (each taken by

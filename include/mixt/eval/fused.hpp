@@ -340,23 +340,36 @@ inline constexpr bool divides_by_literal_v = false;
 template <class A, class B>
 inline constexpr bool divides_by_literal_v<div_fn, float, A, B> = std::is_same_v<B, const_kernel<float>>;
 
-/// k.at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.
+/// Whether a kernel widens a bf16 leaf to f32 (exactly: its bits shifted), which as an operand of an operation
+/// that quiets its operands may skip load's quieting as a bf16 leaf does.
+template <class K>
+struct widens_bf16_leaf : std::false_type {};
+template <>
+struct widens_bf16_leaf<convert_kernel<float, leaf_kernel<Eigen::bfloat16>>> : std::true_type {};
+
+/// k.at(i) as an operand of Fn: a leaf, or a bf16 leaf widened to f32, loaded by load_operand where Fn quiets its
+/// operands.
 template <class Fn, class K>
 auto batch_operand(const K& k, index_t i) {
 #if MIXT_SIMD_AVX2
     if constexpr (quiets_operands_v<Fn> && is_leaf_kernel<K>::value)
         return simd::load_operand(k.at_ptr(i));
+    else if constexpr (quiets_operands_v<Fn> && widens_bf16_leaf<K>::value)
+        return simd::convert<float>(simd::load_operand(k.k.at_ptr(i)));
     else
 #endif
         return k.at(i);
 }
 
 #if MIXT_SIMD_AVX512
-/// k.wide_at(i) as an operand of Fn: a leaf loaded by load_operand where Fn quiets its operands.
+/// k.wide_at(i) as an operand of Fn: a leaf, or a bf16 leaf widened to f32, loaded by load_operand where Fn
+/// quiets its operands.
 template <class Fn, class K>
 auto wide_operand(const K& k, index_t i) {
     if constexpr (quiets_operands_v<Fn> && is_leaf_kernel<K>::value)
         return simd::wide::load_operand(k.at_ptr(i));
+    else if constexpr (quiets_operands_v<Fn> && widens_bf16_leaf<K>::value)
+        return simd::wide::convert<float>(simd::wide::load_operand(k.k.at_ptr(i)));
     else
         return k.wide_at(i);
 }
