@@ -107,8 +107,8 @@ inline constexpr std::size_t rows_prefetch_threshold_bytes = std::size_t{4} << 2
 /// plan_reduction asks, where it has an `ahead_end`), ask for the lines rows_prefetch_ahead past the rows they fold:
 /// on AMD CPUs, for operands of rows_prefetch_threshold_bytes or more.
 /// There the hardware prefetcher alone left such a fold, which reads a burst of 16 lines and then works in
-/// registers, at the speed of a plain loop from DRAM, and 1.4-2x faster with it; below that size the prefetches
-/// only cost (docs/performance-notes.md, "Masked loads from memory, and rows prefetched"). Not measured on other
+/// registers, at the speed of a plain loop from DRAM, and the prefetches made it faster; below that size they
+/// only cost (the figures: docs/performance-notes.md, "Masked loads from memory, and rows prefetched"). Not measured on other
 /// vendors: none there. MIXT_PREFETCH_ROWS=0 or 1 decides the vendor's part at compile time; MIXT_SOFTWARE_PREFETCH=0
 /// turns it off with every other software prefetch.
 inline bool rows_prefetched(std::size_t bytes) noexcept {

@@ -101,7 +101,7 @@
 // translation unit: left to them, GCC's inlining of the kernels into the loop changed with unrelated code of
 // the same translation unit (docs/performance-notes.md, "Fused loop: measurements behind the code"). It also
 // starts on a 64-byte boundary, so that where its loop falls in the fetch blocks does not move with whatever code
-// the linker put before it (the same measurements: a 4096-element pass 3-5% apart). Under GCC the loop is also
+// the linker put before it (docs/performance-notes.md, "The plan's cost on the flat path"). Under GCC the loop is also
 // compiled with -ffp-contract=off whatever the translation unit's flags: each node of an expression rounds once,
 // and GCC's default (-ffp-contract=fast outside strict ISO modes, i.e. for -std=gnu++20, CMake's default) would
 // fuse a product with the sum that consumes it into one multiply-add, in the vectorized loop as in the scalar
