@@ -135,34 +135,22 @@ inline void extreme_load(B& hi, B& lo, const void* p) {
     flip_key(hi);
     lo = hi;
 }
-template <class B, class V>
+/// With SignClear (every value's sign bit clear: |x|, NaNs included) a key is the value's bits, so there is no
+/// flip; and a max (K) keeps only the largest key, since the smallest only shows a NaN of set sign beyond -inf and
+/// no value is one (lo keeps what extreme_load gave it: extreme_store's result is the same bits as without).
+template <bool SignClear = false, reduce_kind K = reduce_kind::max, class B, class V>
 inline void extreme_add(B& hi, B& lo, const V& x) {
     static_assert(sizeof(B) == sizeof(V));
     B k;
     std::memcpy(&k, &x, sizeof(k));
-    flip_key(k);
+    if constexpr (!SignClear) flip_key(k);
+    constexpr bool keeps_lo = !SignClear || K == reduce_kind::min;
 #if defined(__CUDACC__)
     select_lanes(hi, static_cast<B>(hi < k), k);
-    select_lanes(lo, static_cast<B>(k < lo), k);
+    if constexpr (keeps_lo) select_lanes(lo, static_cast<B>(k < lo), k);
 #else // (the compare inside the select: one integer max and one min, as in combine_lanes)
     hi = hi < k ? k : hi;
-    lo = k < lo ? k : lo;
-#endif
-}
-/// extreme_add where every value has its sign bit clear (|x|, NaNs included): its key is its bits, so there is
-/// no flip; max keeps only the largest key, since the smallest only shows a NaN of set sign beyond -inf and no
-/// value is one (lo keeps what extreme_load gave it, so extreme_store's result is the same bits as extreme_add's).
-template <reduce_kind K, class B, class V>
-inline void extreme_add_sign_clear(B& hi, B& lo, const V& x) {
-    static_assert(sizeof(B) == sizeof(V));
-    B k;
-    std::memcpy(&k, &x, sizeof(k));
-#if defined(__CUDACC__)
-    select_lanes(hi, static_cast<B>(hi < k), k);
-    if constexpr (K == reduce_kind::min) select_lanes(lo, static_cast<B>(k < lo), k);
-#else
-    hi = hi < k ? k : hi;
-    if constexpr (K == reduce_kind::min) lo = k < lo ? k : lo;
+    if constexpr (keeps_lo) lo = k < lo ? k : lo;
 #endif
 }
 template <reduce_kind K, class A, class B>
@@ -189,7 +177,7 @@ inline constexpr bool keyed_extreme_v =
 /// lanes at l and stored back: for_each_vector(visit) calls visit(v, x) with each vector x of the stream, in
 /// order, v its vector among Count. min/max of floats keep two key extremes per lane (above), the others
 /// combine_lanes; with SignClear (every value's sign bit clear: detail::sign_clear_kernel), the keys are the
-/// bits (extreme_add_sign_clear). V is deduced from the type of a null pointer, not named: nvcc's front end drops
+/// bits (extreme_add). V is deduced from the type of a null pointer, not named: nvcc's front end drops
 /// the vector attribute of a type given as an explicit template argument, and its code generator fails on a
 /// vector constant (`V{}`).
 template <class Op, class A, Eigen::Index Count, bool SignClear = false, class V, class ForEach>
@@ -200,12 +188,7 @@ inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const F
         typedef key_t bits __attribute__((vector_size(sizeof(V))));
         bits hi[Count], lo[Count];
         for (Eigen::Index v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], l + v * per_vector);
-        for_each_vector([&](Eigen::Index v, const V& x) {
-            if constexpr (SignClear)
-                extreme_add_sign_clear<Op::kind>(hi[v], lo[v], x);
-            else
-                extreme_add(hi[v], lo[v], x);
-        });
+        for_each_vector([&](Eigen::Index v, const V& x) { extreme_add<SignClear, Op::kind>(hi[v], lo[v], x); });
         for (Eigen::Index v = 0; v < Count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vector);
     } else {
         V acc[Count];
