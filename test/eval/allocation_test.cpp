@@ -285,4 +285,40 @@ TEST(allocation, assign_of_a_reduction_allocates_no_result) {
     EXPECT_EQ(norms(99999), 12.f);
 }
 
+// A small reduction into a destination of its dtype allocates nothing at all: its per-task state, the results of a
+// batch of short rows and a full reduction's rank-0 result sit in place. (A rank-0 Eigen tensor allocates its
+// element as it is constructed: mixt builds one only where a result broadcasts into a larger destination.)
+TEST(allocation, small_reductions_allocate_nothing) {
+    Eigen::Tensor<float, 1, Eigen::RowMajor> v(64);
+    Eigen::Tensor<float, 2, Eigen::RowMajor> rows(6, 16);
+    for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = static_cast<float>(i % 9) - 3.f;
+    for (Eigen::Index i = 0; i < rows.size(); ++i) rows.data()[i] = static_cast<float>(i % 5);
+    Eigen::Tensor<float, 0, Eigen::RowMajor> total, largest;
+    Eigen::Tensor<float, 1, Eigen::RowMajor> row_sums(6);
+    Eigen::Tensor<std::int64_t, 1, Eigen::RowMajor> row_argmax(6);
+    {
+        counting c;
+        mixt::assign(total, mixt::sum(v));
+        mixt::assign(largest, mixt::max(v));
+        mixt::assign(row_sums, mixt::sum(rows, 1));
+        mixt::assign(row_argmax, mixt::argmax(rows, 1));
+        EXPECT_EQ(c.eigen_mallocs(), 0);
+        EXPECT_EQ(c.operator_news(), 0) << c.largest_new();
+    }
+    float expected = 0;
+    for (Eigen::Index i = 0; i < v.size(); ++i) expected += v(i);
+    EXPECT_EQ(total(), expected);
+    EXPECT_EQ(largest(), 5.f);
+    for (Eigen::Index r = 0; r < rows.dimension(0); ++r) {
+        float row_sum = 0;
+        Eigen::Index first_largest = 0;
+        for (Eigen::Index j = 0; j < rows.dimension(1); ++j) {
+            row_sum += rows(r, j);
+            if (rows(r, j) > rows(r, first_largest)) first_largest = j;
+        }
+        EXPECT_EQ(row_sums(r), row_sum) << r;
+        EXPECT_EQ(row_argmax(r), first_largest) << r;
+    }
+}
+
 } // namespace

@@ -195,6 +195,10 @@ TEST(destinations, assign_broadcasts_the_expression_into_slices_and_views) {
     Eigen::Tensor<float, 2, Eigen::RowMajor> sums_kept(2, 5);
     mixt::assign(sums_kept, mixt::sum(mixt::lazy(x), {0}, mixt::keepdims));
     EXPECT_EQ(sums_kept(1, 4), sums(1, 4));
+    // A reduction over all axes (rank 0) broadcast into rank 2: every element the total.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> totals(2, 3);
+    mixt::assign(totals, mixt::sum(mixt::lazy(x)));
+    for (index_t i = 0; i < totals.size(); ++i) EXPECT_EQ(totals.data()[i], 105.f) << i;
 }
 
 TEST(destinations, the_destination_never_stretches) {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -241,17 +242,16 @@ void reduce_into_destination(Dst& dst, const Red& r, const Device& device) {
     const auto v = destination_view(dst);
     // A result that broadcasts to dst (a [1, n] sum into [m, n]) goes into a tensor of its own shape, then
     // stretched into dst by an elementwise pass.
-    reduction_tensor_t<Red> own;
-    bool stretched = false;
+    // (Constructed only then: a tensor of rank 0 allocates its one element as it is constructed.)
+    std::optional<reduction_tensor_t<Red>> own;
     reduce_into(r, device, [&](const shape_t<R>& shape) {
         if (shape == v.dims) return v.data;
         if (!broadcasts_to(shape, v.dims)) throw_destination_shape("assign", v.dims, shape);
-        own.resize(to_dsizes<R>(shape));
-        stretched = true;
-        return own.data();
+        own.emplace(to_dsizes<R>(shape));
+        return own->data();
     });
     // (A leaf that owns the tensor: the same elementwise pass as assign's for a reduction it materializes.)
-    if (stretched) run_checked(dst, leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, std::move(own)}, device);
+    if (own) run_checked(dst, leaf<typename Red::policy, reduction_tensor_t<Red>>{{}, std::move(*own)}, device);
 }
 
 /// The pass through a temporary, for a destination and an operand that may share memory without both being

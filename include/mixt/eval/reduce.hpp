@@ -346,18 +346,19 @@ void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& devic
     const index_t stream = plan.stream;
     run_reduce_tasks(plan.rows, device, threads, [&](index_t first, index_t last) {
         const index_t batch = rows_per_batch(stream, last - first, lane_group);
-        const std::unique_ptr<A[]> values(new A[static_cast<std::size_t>(batch * stream)]()); // A may be bool
-        const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
+        // Not a vector: A may be bool. In place up to 4 KiB, so that a few short rows allocate nothing.
+        small_array<A, 4096 / sizeof(A)> values(static_cast<std::size_t>(batch * stream));
+        small_array<lane, lane_group> results(static_cast<std::size_t>(batch));
         for (index_t t = first; t < last; t += batch) {
             const index_t n = std::min(batch, last - t);
-            const A* from = values.get();
+            const A* from = values.data();
             if (direct && n == batch) { // whole groups of rows, all inside the array
                 from = direct + t * stream;
             } else if (narrow && n == batch) { // (the same, widened as they are folded)
             } else {
-                values_of(t * stream, (t + n) * stream, values.get());
+                values_of(t * stream, (t + n) * stream, values.data());
             }
-            const bool in_place_ahead = ahead && from != values.get();
+            const bool in_place_ahead = ahead && from != values.data();
             if constexpr (Op::indexed) { // (argmin/argmax: the rows' first extremes)
                 if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
                     if (plan.rows_in_order) { // straight into o: the indices are the results
@@ -365,7 +366,7 @@ void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& devic
                         continue;
                     }
                 }
-                first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.get(),
+                first_extremes_across<Op, A>(from, stream, (n + lane_group - 1) / lane_group, results.data(),
                                              in_place_ahead);
             } else {
                 const auto fold = [&](index_t groups, lane* into) {
@@ -383,9 +384,9 @@ void reduce_short_rows_across(const rows_layout& plan, T* o, const Device& devic
                         continue;
                     }
                 }
-                fold((n + lane_group - 1) / lane_group, results.get());
+                fold((n + lane_group - 1) / lane_group, results.data());
             }
-            store_row_results<K, A>(o, plan, t, n, results.get());
+            store_row_results<K, A>(o, plan, t, n, results.data());
         }
     });
 }
@@ -405,7 +406,7 @@ void reduce_short_rows_in_blocks(const rows_layout& plan, T* o, const Device& de
         // Not a vector: A may be bool. (lane_group values to spare, which nothing reads.)
         std::unique_ptr<A[]> values;
         if (!direct) values.reset(new A[static_cast<std::size_t>(batch * stream + lane_group)]());
-        const std::unique_ptr<lane[]> results(new lane[static_cast<std::size_t>(batch)]);
+        small_array<lane, row_batch> results(static_cast<std::size_t>(batch));
         for (index_t t = first; t < last; t += batch) {
             const index_t n = std::min(batch, last - t);
             const A* from = values.get();
@@ -413,8 +414,8 @@ void reduce_short_rows_in_blocks(const rows_layout& plan, T* o, const Device& de
                 from = direct + t * stream;
             else
                 values_of(t * stream, (t + n) * stream, values.get());
-            end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.get());
-            store_row_results<K, A>(o, plan, t, n, results.get());
+            end_rows_of_blocks<Op, A, row_batch>(from, stream, n, results.data());
+            store_row_results<K, A>(o, plan, t, n, results.data());
         }
     });
 }

@@ -859,12 +859,13 @@ void halve_lanes(typename Op::lane* l) {
 template <class Op, class A, index_t Rows>
 MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
+    // Rows past `kept` are neither filled nor read. The identity goes in by fill_lanes: GCC made a loop over all
+    // Rows one `rep stos`, slow to start (docs/performance-notes.md, "Small reductions without allocations").
     alignas(64) lane held[Rows][lane_group];
-    for (index_t h = 0; h < Rows; ++h) {
+    for (index_t h = 0; h < kept; ++h) {
         const A* const xr = x + h * n;
         lane* const l = held[h];
-        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
-        if (h >= kept) continue;
+        simd::fill_lanes<lane_group>(l, Op::identity());
         const index_t whole = n / lane_group * lane_group, rest = n - whole;
         alignas(64) lane last[lane_group];
         const auto fill_last = [&] {
