@@ -1535,6 +1535,78 @@ void check_long_rows_both_ways(std::uint32_t seed) {
     }
 }
 
+// Rows of 1-256 values of a reduction whose result does not depend on the grouping (min/max of floats, integer
+// sums that wrap, integer min/max), ended in memory order (end_rows_of_one_block: its lanes folded and combined in
+// registers where they are vectors): each the fold of its row, bit for bit; a NaN result where the row has a NaN
+// (which one is unspecified: README, "NaN"), over NaNs of both signs, infinities and signed zeros; some of the 8
+// rows not kept (their results are not written).
+template <class T>
+void check_grouping_free_rows(std::uint32_t seed) {
+    using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    std::mt19937 g(seed);
+    std::uniform_int_distribution<int> pick(0, 299), e(-20, 20);
+    std::uniform_real_distribution<double> d(-1, 1);
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    const auto value = [&]() -> T {
+        const int k = pick(g);
+        if constexpr (std::is_floating_point_v<T>) {
+            if (k == 0) return nan;
+            if (k == 1) return -nan;
+            if (k < 5) return k == 2 ? inf : -inf;
+            if (k < 40) return k < 20 ? T(0) : -T(0);
+            return static_cast<T>(std::ldexp(d(g), e(g)));
+        } else {
+            if (k < 10) return k < 5 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
+            return static_cast<T>(g());
+        }
+    };
+    const auto bits = [](T v) { return std::bit_cast<bits_t>(v); };
+    const auto check = [&]<class Op>(Op, const std::vector<T>& x, Eigen::Index n, Eigen::Index kept, T identity, auto combine) {
+        std::vector<typename Op::lane> out(8, typename Op::lane(7));
+        mixt::detail::end_rows_of_one_block<Op, T, 8>(x.data(), n, kept, out.data());
+        for (Eigen::Index r = 0; r < 8; ++r) {
+            if (r >= kept) {
+                EXPECT_EQ(out[static_cast<std::size_t>(r)], typename Op::lane(7)) << r;
+                continue;
+            }
+            const std::vector<T> row(x.begin() + r * n, x.begin() + (r + 1) * n);
+            const T want = model_fold(row, identity, combine);
+            const T got = static_cast<T>(out[static_cast<std::size_t>(r)]);
+            if constexpr (std::is_floating_point_v<T>) {
+                if (want != want) {
+                    EXPECT_NE(got, got) << r;
+                    continue;
+                }
+            }
+            EXPECT_EQ(bits(got), bits(want)) << r;
+        }
+    };
+    for (Eigen::Index n = 1; n <= 256; n += n < 40 ? 1 : 9) {
+        SCOPED_TRACE(n);
+        std::vector<T> x(static_cast<std::size_t>(8 * n));
+        for (T& v : x) v = value();
+        const Eigen::Index kept = 1 + n % 8;
+        using max_op = mixt::detail::reduce_op<mixt::reduce_kind::max, T>;
+        using min_op = mixt::detail::reduce_op<mixt::reduce_kind::min, T>;
+        const T lowest = std::is_floating_point_v<T> ? -inf : std::numeric_limits<T>::lowest();
+        const T highest = std::is_floating_point_v<T> ? inf : std::numeric_limits<T>::max();
+        check(max_op{}, x, n, kept, lowest, model_larger<T>);
+        check(min_op{}, x, n, kept, highest, model_smaller<T>);
+        if constexpr (!std::is_floating_point_v<T>) {
+            using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, T>;
+            using U = std::make_unsigned_t<T>;
+            check(sum_op{}, x, n, kept, T(0), [](T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); });
+        }
+    }
+}
+
+TEST(reduce_eval, rows_whose_result_ignores_grouping_end_as_their_fold) {
+    check_grouping_free_rows<float>(46);
+    check_grouping_free_rows<double>(47);
+    check_grouping_free_rows<std::int32_t>(48);
+    check_grouping_free_rows<std::int64_t>(49);
+}
+
 TEST(reduce_eval, long_rows_fold_the_same_transposed_or_in_memory_order) {
     check_long_rows_both_ways<float>(43);
     check_long_rows_both_ways<double>(44);

@@ -825,23 +825,6 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
     for (index_t r = 0; r < rows; ++r) out[r] = static_cast<T>(first_extreme_of_row<Op>(x + r * n, n).i);
 }
 
-/// Lanes l[0, W) combined with l[W, 2W), then the first half of those with the second, and so on down to l[0]:
-/// fold_vectors at each width (vectors of W lanes, min/max of floats as keys; below 16 bytes still faster than
-/// scalar combines, whose branches a min or max of random values mispredicts).
-#if !defined(__CUDACC__)
-template <class Op, class A, index_t W>
-void halve_lanes(typename Op::lane* l) {
-    using lane = typename Op::lane;
-    typedef lane vec __attribute__((vector_size(W * sizeof(lane))));
-    fold_vectors<Op, A, 1>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
-        vec upper;
-        std::memcpy(&upper, l + W, sizeof(vec));
-        visit(0, upper);
-    });
-    if constexpr (W > 1) halve_lanes<Op, A, W / 2>(l);
-}
-#endif
-
 /// The results of Rows streams of one column, each at most one block of `n` values, row h's at x + h * n, as
 /// stream_fold makes them: value j goes into lane j % lane_group, in order, from the identity (the stream's
 /// lanes); the last values, fewer than the lanes, make a whole row of lanes with the identity in the lanes
@@ -851,7 +834,7 @@ void halve_lanes(typename Op::lane* l) {
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
 /// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
-/// combined as a tree instead, in vectors. out[h] = result for the first `kept` rows; the rows after them
+/// combined as a tree instead, in registers where they are vectors (fold_vectors_to_one). out[h] = result for the first `kept` rows; the rows after them
 /// are not folded (their lanes stay the identity). The results go to lanes, not to a caller's store: the
 /// function depends on (Op, A, Rows) alone, so every reduction of one kind and accumulator shares one copy
 /// of this flattened body (a store per call site made one per expression, a quarter of a reduction test's
@@ -859,13 +842,21 @@ void halve_lanes(typename Op::lane* l) {
 template <class Op, class A, index_t Rows>
 MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_t kept, typename Op::lane* __restrict out) {
     using lane = typename Op::lane;
+    // Where the result does not depend on the grouping and the lanes are vectors, a row's lanes are folded and
+    // combined in registers (fold_vectors_to_one): they never reach `held`.
+    constexpr bool in_registers =
+#if !defined(__CUDACC__)
+        stream_fold<Op, A>::grouping_free && folds_batches_v<Op, A>;
+#else
+        false;
+#endif
     // Rows past `kept` are neither filled nor read. The identity goes in by fill_lanes: GCC made a loop over all
     // Rows one `rep stos`, slow to start (docs/performance-notes.md, "Small reductions without allocations").
     alignas(64) lane held[Rows][lane_group];
     for (index_t h = 0; h < kept; ++h) {
         const A* const xr = x + h * n;
         lane* const l = held[h];
-        simd::fill_lanes<lane_group>(l, Op::identity());
+        if constexpr (!in_registers) simd::fill_lanes<lane_group>(l, Op::identity());
         const index_t whole = n / lane_group * lane_group, rest = n - whole;
         alignas(64) lane last[lane_group];
         const auto fill_last = [&] {
@@ -896,7 +887,7 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
 #else
             fill_last();
 #endif
-            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+            const auto for_each_vector = [&](auto&& visit) {
                 for (index_t j = 0; j < whole; j += lane_group)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
@@ -912,7 +903,11 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
                     visit(v, xv);
 #endif
                 }
-            });
+            };
+            if constexpr (in_registers)
+                out[h] = simd::fold_vectors_to_one<Op, A, count>(static_cast<const vec*>(nullptr), for_each_vector);
+            else
+                fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), for_each_vector);
         } else
 #endif
         {
@@ -922,27 +917,13 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
             for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], last[p]);
         }
     }
-    if constexpr (stream_fold<Op, A>::grouping_free) {
+    if constexpr (in_registers) {
+        // (out[h] above)
+    } else if constexpr (stream_fold<Op, A>::grouping_free) {
         for (index_t h = 0; h < kept; ++h) {
             lane* const l = held[h];
-#if !defined(__CUDACC__) // as above
-            if constexpr (folds_batches_v<Op, A>) { // from the fewest lanes that hold the stream's values
-                if (n > 16)
-                    halve_lanes<Op, A, 16>(l);
-                else if (n > 8)
-                    halve_lanes<Op, A, 8>(l);
-                else if (n > 4)
-                    halve_lanes<Op, A, 4>(l);
-                else if (n > 2)
-                    halve_lanes<Op, A, 2>(l);
-                else if (n > 1)
-                    halve_lanes<Op, A, 1>(l);
-            } else
-#endif
-            {
-                for (index_t w = lane_group / 2; w >= 1; w /= 2)
-                    for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
-            }
+            for (index_t w = lane_group / 2; w >= 1; w /= 2)
+                for (index_t p = 0; p < w; ++p) l[p] = Op::combine(l[p], l[p + w]);
             out[h] = l[0];
         }
     } else {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <unsupported/Eigen/CXX11/Tensor>
 
@@ -197,6 +198,81 @@ inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const F
         for (Eigen::Index v = 0; v < Count; ++v) std::memcpy(l + v * per_vector, &acc[v], sizeof(V));
     }
 }
+
+#if !defined(__CUDACC__) // (GCC's and Clang's __builtin_shufflevector; nvcc's code takes the lanes through memory)
+/// v's lanes combined by combine(a, b) (a = a with b, lane by lane; a combine whose result does not depend on
+/// the grouping) until lane 0 holds all of them, returned: halves combined down to 16 bytes, then lanes M/2
+/// apart within them. Vectors go by reference only (none crosses a call in a build without AVX).
+template <std::size_t M, class V, class Combine>
+inline auto combine_within(V& v, const Combine& combine) {
+    if constexpr (M > 1) {
+        constexpr std::size_t W = sizeof(V) / sizeof(v[0]);
+        V upper;
+        [&]<std::size_t... I>(std::index_sequence<I...>) { upper = __builtin_shufflevector(v, v, ((I + M / 2) % W)...); }(
+            std::make_index_sequence<W>{});
+        combine(v, upper);
+        return combine_within<M / 2>(v, combine);
+    } else {
+        return v[0];
+    }
+}
+template <class V, class Combine>
+inline auto combine_to_first(const V& v, const Combine& combine) {
+    using E = std::remove_cvref_t<decltype(v[0])>;
+    constexpr std::size_t W = sizeof(V) / sizeof(E);
+    if constexpr (sizeof(V) > 16) {
+        typedef E half __attribute__((vector_size(sizeof(V) / 2)));
+        half lower, upper;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            lower = __builtin_shufflevector(v, v, I...);
+            upper = __builtin_shufflevector(v, v, (I + W / 2)...);
+        }(std::make_index_sequence<W / 2>{});
+        combine(lower, upper);
+        return combine_to_first(lower, combine);
+    } else {
+        V w = v;
+        return combine_within<W>(w, combine);
+    }
+}
+
+/// fold_vectors from the identity, for a result that does not depend on how its values are grouped (integer
+/// sums and products, min/max): the Count vectors folded, then combined with each other and lane with lane in
+/// registers, and the one result returned. The same bits as fold_vectors followed by combines of the lanes in
+/// memory, by halves: for min/max of floats the key extremes are combined before their result is taken, which
+/// picks the same value or NaN (extreme_store's NaN of the other sign is the outermost key either way).
+template <class Op, class A, Eigen::Index Count, bool SignClear = false, class V, class ForEach>
+inline typename Op::lane fold_vectors_to_one(const V* /* type only */, const ForEach& for_each_vector) {
+    using lane = typename Op::lane;
+    constexpr Eigen::Index per_vector = static_cast<Eigen::Index>(sizeof(V) / sizeof(lane));
+    alignas(64) lane identity[per_vector];
+    std::fill_n(identity, per_vector, Op::identity());
+    if constexpr (keyed_extreme_v<Op, A>) {
+        using key_t = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
+        typedef key_t bits __attribute__((vector_size(sizeof(V))));
+        bits hi[Count], lo[Count];
+        for (Eigen::Index v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], identity);
+        for_each_vector([&](Eigen::Index v, const V& x) { extreme_add<SignClear, Op::kind>(hi[v], lo[v], x); });
+        for (Eigen::Index v = 1; v < Count; ++v) {
+            hi[0] = hi[0] < hi[v] ? hi[v] : hi[0];
+            lo[0] = lo[v] < lo[0] ? lo[v] : lo[0];
+        }
+        // (the two extremes of all lanes in every lane of a 16-byte vector: extreme_store's operands)
+        typedef key_t keys16 __attribute__((vector_size(16)));
+        const keys16 top = keys16{} + combine_to_first(hi[0], [](auto& a, const auto& b) { a = a < b ? b : a; });
+        const keys16 bottom = keys16{} + combine_to_first(lo[0], [](auto& a, const auto& b) { a = b < a ? b : a; });
+        lane result[16 / sizeof(lane)];
+        extreme_store<Op::kind, A>(top, bottom, result);
+        return result[0];
+    } else {
+        V acc[Count];
+        for (Eigen::Index v = 0; v < Count; ++v) load_lanes(acc[v], identity);
+        for_each_vector([&](Eigen::Index v, const V& x) { combine_lanes<Op::kind>(acc[v], x); });
+        for (Eigen::Index v = 1; v < Count; ++v) combine_lanes<Op::kind>(acc[0], acc[v]);
+        return combine_to_first(acc[0], [](auto& a, const auto& b) { combine_lanes<Op::kind>(a, b); });
+    }
+}
+#endif
+
 
 } // namespace mixt::simd
 
