@@ -500,15 +500,32 @@ struct stream_fold {
         const index_t columns = shape.columns, m = used_lanes() / columns;
         lane* l = lanes;
         lane* c = scratch.columns.data();
-        for (index_t k = 0; k < columns; ++k) {
-            lane v = l[k];
-            for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[k + j * columns]);
-            c[k] = v;
+        if (!end_in_registers(columns, m, c)) {
+            for (index_t k = 0; k < columns; ++k) {
+                lane v = l[k];
+                for (index_t j = 1; j < m; ++j) v = Op::combine(v, l[k + j * columns]);
+                c[k] = v;
+            }
         }
         stack.push(c);
         reset_lanes();
         in_block = 0;
         carried = false;
+    }
+
+    /// Where the result does not depend on the grouping, one column's lane_group lanes are combined as a tree
+    /// in registers (simd::combine_lanes_to_one) rather than as a chain of scalar combines, whose branches (a
+    /// float min or max) a stream of random values mispredicts; true where it wrote c[0].
+    bool end_in_registers([[maybe_unused]] index_t columns, [[maybe_unused]] index_t m, [[maybe_unused]] lane* c) const {
+#if !defined(__CUDACC__)
+        if constexpr (grouping_free && !Op::indexed && folds_batches_v<Op, A>) {
+            if (columns == 1 && m == lane_group) {
+                c[0] = simd::combine_lanes_to_one<Op, A, lane_group>(lanes);
+                return true;
+            }
+        }
+#endif
+        return false;
     }
 
     /// Elements s0, s0 + 1, ... of the stream (s0 a multiple of P away from the start of the block count).

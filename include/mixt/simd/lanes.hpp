@@ -271,8 +271,25 @@ inline typename Op::lane fold_vectors_to_one(const V* /* type only */, const For
         return combine_to_first(acc[0], [](auto& a, const auto& b) { combine_lanes<Op::kind>(a, b); });
     }
 }
-#endif
 
+/// The N lanes at l combined into one, in registers, for a result that does not depend on the grouping: the
+/// lanes as fold_vectors_to_one's stream (64-byte vectors; N a multiple of their lanes).
+template <class Op, class A, std::size_t N>
+inline typename Op::lane combine_lanes_to_one(const typename Op::lane* l) {
+    using lane = typename Op::lane;
+    typedef lane vec __attribute__((vector_size(64)));
+    constexpr std::size_t per_vector = 64 / sizeof(lane);
+    static_assert(N % per_vector == 0);
+    constexpr Eigen::Index count = static_cast<Eigen::Index>(N / per_vector);
+    return fold_vectors_to_one<Op, A, count>(static_cast<const vec*>(nullptr), [&](auto&& visit) {
+        for (Eigen::Index v = 0; v < count; ++v) {
+            vec x;
+            load_lanes(x, l + v * static_cast<Eigen::Index>(per_vector));
+            visit(v, x);
+        }
+    });
+}
+#endif
 
 } // namespace mixt::simd
 
