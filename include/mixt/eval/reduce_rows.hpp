@@ -864,8 +864,8 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
         };
 #if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loops
         if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
-            typedef lane vec __attribute__((vector_size(64)));
-            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
+            typedef lane vec __attribute__((vector_size(simd::fold_vector_bytes)));
+            constexpr index_t per_vec = simd::fold_vector_bytes / sizeof(lane), count = lane_group / per_vec;
 #if MIXT_SIMD_AVX512
             // The last values of vector v and the identity after them, by one masked load: `last` built in memory
             // by the compiler's 32-byte stores, then read as 64-byte vectors, made each read wait until those

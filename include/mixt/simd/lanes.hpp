@@ -36,6 +36,10 @@ namespace mixt::simd {
 #define MIXT_LANES_DIAGNOSTICS_PUSHED 1
 #endif
 
+/// The width of the vectors of lanes that a fold keeps in registers: the widest register the build has. (A wider
+/// GCC vector is split into registers, and GCC 12 moves its parts through the stack at every step.)
+inline constexpr std::size_t fold_vector_bytes = MIXT_SIMD_AVX512 ? 64 : MIXT_SIMD_AVX2 ? 32 : 16;
+
 /// v = the sizeof(V) bytes at p. A 64-byte vector is loaded as two 32-byte halves: lanes just written by the
 /// compiler's own 32-byte stores (GCC's tuning for AVX-512 CPUs fills and copies arrays so) are then forwarded
 /// from those stores, where one 64-byte load over two of them waits until both are written; a 64-byte store
@@ -273,12 +277,12 @@ inline typename Op::lane fold_vectors_to_one(const V* /* type only */, const For
 }
 
 /// The N lanes at l combined into one, in registers, for a result that does not depend on the grouping: the
-/// lanes as fold_vectors_to_one's stream (64-byte vectors; N a multiple of their lanes).
+/// lanes as fold_vectors_to_one's stream (vectors of fold_vector_bytes; N a multiple of their lanes).
 template <class Op, class A, std::size_t N>
 inline typename Op::lane combine_lanes_to_one(const typename Op::lane* l) {
     using lane = typename Op::lane;
-    typedef lane vec __attribute__((vector_size(64)));
-    constexpr std::size_t per_vector = 64 / sizeof(lane);
+    typedef lane vec __attribute__((vector_size(fold_vector_bytes)));
+    constexpr std::size_t per_vector = fold_vector_bytes / sizeof(lane);
     static_assert(N % per_vector == 0);
     constexpr Eigen::Index count = static_cast<Eigen::Index>(N / per_vector);
     return fold_vectors_to_one<Op, A, count>(static_cast<const vec*>(nullptr), [&](auto&& visit) {
