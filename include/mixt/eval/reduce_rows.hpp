@@ -516,13 +516,12 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
     }
     for (index_t g = 0; g < groups; ++g) {
         lane* const l = out + g * lane_group;
-        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
         const A* const xg = x + g * lane_group * n;
 #if !defined(__CUDACC__) // nvcc's host compiler fails (a segmentation fault) on these vectors; its code takes the loop
         if constexpr (folds_batches_v<Op, A>) { // in vectors; min/max of floats as keys (fold_vectors)
-            typedef lane vec __attribute__((vector_size(64)));
-            constexpr index_t per_vec = 64 / sizeof(lane), count = lane_group / per_vec;
-            fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
+            typedef lane vec __attribute__((vector_size(simd::fold_vector_bytes)));
+            constexpr index_t per_vec = simd::fold_vector_bytes / sizeof(lane), count = lane_group / per_vec;
+            fold_vectors<Op, A, count, false, true>(l, static_cast<const vec*>(nullptr), [&](auto&& visit) {
                 for (index_t j = 0; j < n; ++j)
                     for (index_t v = 0; v < count; ++v) {
                         vec xv;
@@ -536,6 +535,7 @@ MIXT_FLATTEN void fold_rows_across(const A* __restrict x, index_t n, index_t gro
             continue;
         }
 #endif
+        for (index_t p = 0; p < lane_group; ++p) l[p] = Op::identity();
         for (index_t j = 0; j < n; ++j)
             for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xg[p * n + j], 0));
     }
@@ -850,13 +850,13 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
 #else
         false;
 #endif
-    // Rows past `kept` are neither filled nor read. The identity goes in by fill_lanes: GCC made a loop over all
-    // Rows one `rep stos`, slow to start (docs/performance-notes.md, "Small reductions without allocations").
+    // Rows past `kept` are neither filled nor read. The lanes of vectors start from the identity in registers
+    // (fold_vectors' FromIdentity); the others' identity goes in by fill_lanes: GCC made a loop over all Rows one
+    // `rep stos`, slow to start (docs/performance-notes.md, "Small reductions without allocations").
     alignas(64) lane held[Rows][lane_group];
     for (index_t h = 0; h < kept; ++h) {
         const A* const xr = x + h * n;
         lane* const l = held[h];
-        if constexpr (!in_registers) simd::fill_lanes<lane_group>(l, Op::identity());
         const index_t whole = n / lane_group * lane_group, rest = n - whole;
         alignas(64) lane last[lane_group];
         const auto fill_last = [&] {
@@ -907,10 +907,11 @@ MIXT_FLATTEN void end_rows_of_one_block(const A* __restrict x, index_t n, index_
             if constexpr (in_registers)
                 out[h] = simd::fold_vectors_to_one<Op, A, count>(static_cast<const vec*>(nullptr), for_each_vector);
             else
-                fold_vectors<Op, A, count>(l, static_cast<const vec*>(nullptr), for_each_vector);
+                fold_vectors<Op, A, count, false, true>(l, static_cast<const vec*>(nullptr), for_each_vector);
         } else
 #endif
         {
+            simd::fill_lanes<lane_group>(l, Op::identity());
             fill_last();
             for (index_t j = 0; j < whole; j += lane_group)
                 for (index_t p = 0; p < lane_group; ++p) l[p] = Op::combine(l[p], Op::from(xr[j + p], 0));

@@ -182,22 +182,27 @@ inline constexpr bool keyed_extreme_v =
 /// lanes at l and stored back: for_each_vector(visit) calls visit(v, x) with each vector x of the stream, in
 /// order, v its vector among Count. min/max of floats keep two key extremes per lane (above), the others
 /// combine_lanes; with SignClear (every value's sign bit clear: detail::sign_clear_kernel), the keys are the
-/// bits (extreme_add). V is deduced from the type of a null pointer, not named: nvcc's front end drops
-/// the vector attribute of a type given as an explicit template argument, and its code generator fails on a
-/// vector constant (`V{}`).
-template <class Op, class A, Eigen::Index Count, bool SignClear = false, class V, class ForEach>
+/// bits (extreme_add). With FromIdentity the lanes start from the identity, not from l (which is then only
+/// written: no fill of it, and no loads of that fill). V is deduced from the type of a null pointer, not
+/// named: nvcc's front end drops the vector attribute of a type given as an explicit template argument, and its
+/// code generator fails on a vector constant (`V{}`).
+template <class Op, class A, Eigen::Index Count, bool SignClear = false, bool FromIdentity = false, class V, class ForEach>
 inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const ForEach& for_each_vector) {
-    constexpr Eigen::Index per_vector = static_cast<Eigen::Index>(sizeof(V) / sizeof(typename Op::lane));
+    using lane = typename Op::lane;
+    constexpr Eigen::Index per_vector = static_cast<Eigen::Index>(sizeof(V) / sizeof(lane));
+    lane identity[FromIdentity ? per_vector : 1];
+    if constexpr (FromIdentity) std::fill_n(identity, per_vector, Op::identity());
+    const auto start = [&](Eigen::Index v) -> const lane* { return FromIdentity ? identity : l + v * per_vector; };
     if constexpr (keyed_extreme_v<Op, A>) {
         using key_t = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
         typedef key_t bits __attribute__((vector_size(sizeof(V))));
         bits hi[Count], lo[Count];
-        for (Eigen::Index v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], l + v * per_vector);
+        for (Eigen::Index v = 0; v < Count; ++v) extreme_load(hi[v], lo[v], start(v));
         for_each_vector([&](Eigen::Index v, const V& x) { extreme_add<SignClear, Op::kind>(hi[v], lo[v], x); });
         for (Eigen::Index v = 0; v < Count; ++v) extreme_store<Op::kind, A>(hi[v], lo[v], l + v * per_vector);
     } else {
         V acc[Count];
-        for (Eigen::Index v = 0; v < Count; ++v) load_lanes(acc[v], l + v * per_vector);
+        for (Eigen::Index v = 0; v < Count; ++v) load_lanes(acc[v], start(v));
         for_each_vector([&](Eigen::Index v, const V& x) { combine_lanes<Op::kind>(acc[v], x); });
         for (Eigen::Index v = 0; v < Count; ++v) std::memcpy(l + v * per_vector, &acc[v], sizeof(V));
     }
