@@ -366,7 +366,9 @@ void fold_some_of(typename Op::lane* l, index_t q, index_t i, index_t n, index_t
 inline constexpr std::size_t side_by_side_max_bytes = MIXT_SIDE_BY_SIDE_MAX_BYTES;
 
 /// Whether float sums, means and products that read at most side_by_side_max_bytes fold whole blocks side by
-/// side: not on AMD CPUs, where it is not measured yet; decided once per program from the CPU's vendor.
+/// side: not on AMD CPUs, where it did not pay on the family measured (a Zen 3 with AVX2: its fold of one block
+/// at a time already keeps up with its L2; docs/performance-notes.md); decided once per program from the CPU's
+/// vendor.
 /// MIXT_BLOCKS_SIDE_BY_SIDE=0 or 1 decides it at compile time instead.
 inline bool side_by_side_pays() noexcept {
 #if defined(MIXT_BLOCKS_SIDE_BY_SIDE)
