@@ -834,8 +834,8 @@ void first_extreme_indexes(const A* __restrict x, index_t n, index_t rows, T* __
 /// reached, hold the identity and are left out: combining a lane that started at the identity with the
 /// identity gives the same bits (a float sum is never -0 then, a product keeps its NaN, min and max their
 /// value). Where the result does not depend on the grouping (stream_fold::grouping_free), the lanes are
-/// combined as a tree instead, in registers where they are vectors (fold_vectors_to_one). out[h] = result for the first `kept` rows; the rows after them
-/// are not folded (their lanes stay the identity). The results go to lanes, not to a caller's store: the
+/// combined as a tree instead, in registers where they are vectors (fold_vectors_to_one). out[h] = result for
+/// the first `kept` rows; the rows after them are not folded. The results go to lanes, not to a caller's store: the
 /// function depends on (Op, A, Rows) alone, so every reduction of one kind and accumulator shares one copy
 /// of this flattened body (a store per call site made one per expression, a quarter of a reduction test's
 /// compile time).

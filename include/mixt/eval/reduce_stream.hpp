@@ -518,7 +518,8 @@ struct stream_fold {
     /// Where the result does not depend on the grouping, one column's lane_group lanes are combined as a tree
     /// in registers (simd::combine_lanes_to_one) rather than as a chain of scalar combines, whose branches (a
     /// float min or max) a stream of random values mispredicts; true where it wrote c[0].
-    bool end_in_registers([[maybe_unused]] index_t columns, [[maybe_unused]] index_t m, [[maybe_unused]] lane* c) const {
+    bool end_in_registers([[maybe_unused]] index_t columns, [[maybe_unused]] index_t m,
+                          [[maybe_unused]] lane* c) const {
 #if !defined(__CUDACC__)
         if constexpr (grouping_free && !Op::indexed && folds_batches_v<Op, A>) {
             if (columns == 1 && m == lane_group) {
