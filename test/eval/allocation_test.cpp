@@ -285,9 +285,11 @@ TEST(allocation, assign_of_a_reduction_allocates_no_result) {
     EXPECT_EQ(norms(99999), 12.f);
 }
 
-// A small reduction into a destination of its dtype allocates nothing at all: its per-task state, the results of a
-// batch of short rows and a full reduction's rank-0 result sit in place. (A rank-0 Eigen tensor allocates its
-// element as it is constructed: mixt builds one only where a result broadcasts into a larger destination.)
+// A small reduction of an array of its accumulator's type into a destination of its dtype allocates nothing at
+// all: its per-task state, the results of a batch of rows, a few short rows' copy (up to 4 KiB) and a full
+// reduction's rank-0 result sit in place. (A rank-0 Eigen tensor allocates its element as it is constructed: mixt
+// builds one only where a result broadcasts into a larger destination.) Rows of an expression that is not one
+// array are computed into a buffer, which may be allocated.
 TEST(allocation, small_reductions_allocate_nothing) {
     Eigen::Tensor<float, 1, Eigen::RowMajor> v(64);
     Eigen::Tensor<float, 2, Eigen::RowMajor> rows(6, 16);

@@ -1536,7 +1536,7 @@ void check_long_rows_both_ways(std::uint32_t seed) {
 }
 
 // Rows of 1-256 values of a reduction whose result does not depend on the grouping (min/max of floats, integer
-// sums that wrap, integer min/max), ended in memory order (end_rows_of_one_block: its lanes folded and combined in
+// sums and products that wrap, integer min/max), ended in memory order (end_rows_of_one_block: its lanes folded and combined in
 // registers where they are vectors): each the fold of its row, bit for bit; a NaN result where the row has a NaN
 // (which one is unspecified: README, "NaN"), over NaNs of both signs, infinities and signed zeros; some of the 8
 // rows not kept (their results are not written).
@@ -1557,7 +1557,8 @@ void check_grouping_free_rows(std::uint32_t seed) {
             return static_cast<T>(std::ldexp(d(g), e(g)));
         } else {
             if (k < 10) return k < 5 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
-            return static_cast<T>(g());
+            if (k < 20) return static_cast<T>(k - 15); // (small values: products that do not vanish)
+            return static_cast<T>((static_cast<std::uint64_t>(g()) << 32) | g()); // (all 64 bits for i64)
         }
     };
     const auto bits = [](T v) { return std::bit_cast<bits_t>(v); };
@@ -1596,6 +1597,8 @@ void check_grouping_free_rows(std::uint32_t seed) {
             using sum_op = mixt::detail::reduce_op<mixt::reduce_kind::sum, T>;
             using U = std::make_unsigned_t<T>;
             check(sum_op{}, x, n, kept, T(0), [](T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); });
+            using prod_op = mixt::detail::reduce_op<mixt::reduce_kind::prod, T>;
+            check(prod_op{}, x, n, kept, T(1), [](T a, T b) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(b)); });
         }
     }
 }

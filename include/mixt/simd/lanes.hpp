@@ -209,9 +209,8 @@ inline void fold_vectors(typename Op::lane* l, const V* /* type only */, const F
 }
 
 #if !defined(__CUDACC__) // (GCC's and Clang's __builtin_shufflevector; nvcc's code takes the lanes through memory)
-/// v's lanes combined by combine(a, b) (a = a with b, lane by lane; a combine whose result does not depend on
-/// the grouping) until lane 0 holds all of them, returned: halves combined down to 16 bytes, then lanes M/2
-/// apart within them. Vectors go by reference only (none crosses a call in a build without AVX).
+/// Lane 0 of v (16 bytes or narrower) after lanes M/2 apart are combined, then M/4 apart, and so on: the first
+/// M lanes combined into lane 0 (combine_to_first's last steps).
 template <std::size_t M, class V, class Combine>
 inline auto combine_within(V& v, const Combine& combine) {
     if constexpr (M > 1) {
@@ -225,6 +224,9 @@ inline auto combine_within(V& v, const Combine& combine) {
         return v[0];
     }
 }
+/// v's lanes combined by combine(a, b) (a = a with b, lane by lane; a combine whose result does not depend on
+/// the grouping) into one value, returned: halves combined down to 16 bytes, then lanes within them
+/// (combine_within). Vectors go by reference only (none crosses a call in a build without AVX).
 template <class V, class Combine>
 inline auto combine_to_first(const V& v, const Combine& combine) {
     using E = std::remove_cvref_t<decltype(v[0])>;
